@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "image_buffer.h"
 #include "pixel_stream.h"
 #include "plan.h"
 
@@ -31,6 +32,13 @@ class Backend {
   // One pass: reads every row of source, writes every row of sink once.
   virtual void run_pass(const Plan& plan, PixelSource& source, PixelSink& sink,
                         const ProgressFn& progress, double progress_base, double progress_span) = 0;
+  // A whole job on in-memory buffers, for backends that can move raw samples
+  // themselves (the GPU uploads 8-bit data, not floats). Returns false when
+  // this backend has no such path for the plan; the engine then streams rows.
+  virtual bool run_buffers(const Plan& /*plan*/, const ImageBuffer& /*in*/, const ImageBuffer& /*out*/,
+                           const ProgressFn& /*progress*/) {
+    return false;
+  }
 };
 
 // Implemented in cpu_fallback/ and cuda/ (or cuda/cuda_absent.cpp when the

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
 #include "plan.h"
 
@@ -34,6 +35,11 @@ struct OutputBand {
 
   float* plane(int p) const { return data + size_t(p) * plane_stride; }
 };
+
+// Runs body(begin, end) over [0, count) split into pieces, possibly on several
+// threads; the CPU backend supplies OpenMP, the default is one call. Used for
+// the per-row copies of a band so that they are not single-threaded.
+using ParallelRows = std::function<void(int count, const std::function<void(int begin, int end)>& body)>;
 
 // A backend's computation for one band. It may overwrite the input band (the
 // Lab conversion does) and must write every sample of every output plane.

@@ -37,7 +37,8 @@ OutputBand describe_output_band(const Plan& plan, int y0, int rows, float* data)
   return band;
 }
 
-BandGatherer::BandGatherer(const Plan& plan) : plan_(plan) {
+BandGatherer::BandGatherer(const Plan& plan, ParallelRows parallel)
+    : plan_(plan), parallel_(std::move(parallel)) {
   staging_.resize(size_t(plan.band_rows + 2 * plan.radius) * size_t(plan.shape.width) *
                   size_t(plan.shape.channels));
 }
@@ -50,28 +51,39 @@ void BandGatherer::gather(PixelSource& source, int y0, int rows, PaddedBand& ban
   source.read_rows(first, last - first, staging_.data());
 
   band = describe_padded_band(plan_, y0, rows, band.data);
-  for (int i = 0; i < rows + 2 * r; ++i) {
-    const int y = std::clamp(y0 - r + i, 0, height - 1);
-    const float* src_row = staging_.data() + size_t(y - first) * size_t(width) * size_t(channels);
-    for (int c = 0; c < channels; ++c) {
-      float* dst = band.plane(c) + size_t(i) * size_t(band.width);
-      const float left = src_row[c], right = src_row[size_t(width - 1) * size_t(channels) + size_t(c)];
-      for (int x = 0; x < r; ++x) dst[x] = left;
-      for (int x = 0; x < width; ++x) dst[r + x] = src_row[size_t(x) * size_t(channels) + size_t(c)];
-      for (int x = 0; x < r; ++x) dst[r + width + x] = right;
+  for_rows(rows + 2 * r, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      const int y = std::clamp(y0 - r + i, 0, height - 1);
+      const float* src_row = staging_.data() + size_t(y - first) * size_t(width) * size_t(channels);
+      for (int c = 0; c < channels; ++c) {
+        float* dst = band.plane(c) + size_t(i) * size_t(band.width);
+        const float left = src_row[c], right = src_row[size_t(width - 1) * size_t(channels) + size_t(c)];
+        for (int x = 0; x < r; ++x) dst[x] = left;
+        for (int x = 0; x < width; ++x) dst[r + x] = src_row[size_t(x) * size_t(channels) + size_t(c)];
+        for (int x = 0; x < r; ++x) dst[r + width + x] = right;
+      }
     }
-  }
+  });
+}
+
+void BandGatherer::for_rows(int count, const std::function<void(int, int)>& body) const {
+  if (parallel_)
+    parallel_(count, body);
+  else
+    body(0, count);
 }
 
 void BandGatherer::scatter(const OutputBand& band, PixelSink& sink) {
   const int channels = band.planes;
-  for (int i = 0; i < band.rows; ++i) {
-    float* dst_row = staging_.data() + size_t(i) * size_t(band.width) * size_t(channels);
-    for (int c = 0; c < channels; ++c) {
-      const float* src = band.plane(c) + size_t(i) * size_t(band.width);
-      for (int x = 0; x < band.width; ++x) dst_row[size_t(x) * size_t(channels) + size_t(c)] = src[x];
+  for_rows(band.rows, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      float* dst_row = staging_.data() + size_t(i) * size_t(band.width) * size_t(channels);
+      for (int c = 0; c < channels; ++c) {
+        const float* src = band.plane(c) + size_t(i) * size_t(band.width);
+        for (int x = 0; x < band.width; ++x) dst_row[size_t(x) * size_t(channels) + size_t(c)] = src[x];
+      }
     }
-  }
+  });
   sink.write_rows(band.y0, band.rows, staging_.data());
 }
 
@@ -80,8 +92,9 @@ void BandGatherer::scatter(const OutputBand& band, PixelSink& sink) {
 // same image (iterations), because no band reads rows that are already
 // overwritten.
 void run_banded_pass(const Plan& plan, PixelSource& source, PixelSink& sink, BandFilter& filter,
-                     const ProgressFn& progress, double progress_base, double progress_span) {
-  BandGatherer gatherer(plan);
+                     const ProgressFn& progress, double progress_base, double progress_span,
+                     const ParallelRows& parallel) {
+  BandGatherer gatherer(plan, parallel);
   std::vector<float> padded(padded_band_floats(plan));
   std::vector<float> output(output_band_floats(plan));
   PaddedBand input;

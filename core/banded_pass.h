@@ -12,13 +12,13 @@ namespace edgewise {
 // Progress reported is progress_base + progress_span * (fraction of rows).
 void run_banded_pass(const Plan& plan, PixelSource& source, PixelSink& sink, BandFilter& filter,
                      const ProgressFn& progress, double progress_base = 0.0,
-                     double progress_span = 1.0);
+                     double progress_span = 1.0, const ParallelRows& parallel = {});
 
 // The clamp-to-edge gather and the interleaving, shared with backends that
 // schedule bands themselves (the CUDA streams).
 class BandGatherer {
  public:
-  explicit BandGatherer(const Plan& plan);
+  explicit BandGatherer(const Plan& plan, ParallelRows parallel = {});
   // Reads the rows band y0..y0+rows needs (with halo) from source and lays
   // them out, padded and planar, into band (whose data the caller owns).
   void gather(PixelSource& source, int y0, int rows, PaddedBand& band);
@@ -26,7 +26,10 @@ class BandGatherer {
   void scatter(const OutputBand& band, PixelSink& sink);
 
  private:
+  void for_rows(int count, const std::function<void(int, int)>& body) const;
+
   const Plan& plan_;
+  ParallelRows parallel_;
   std::vector<float> staging_;
 };
 

@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 
@@ -34,11 +35,11 @@ static void run_passes(Backend& backend, const Plan& plan, PixelSource& source, 
   backend.run_pass(plan, intermediate, sink, progress, (passes - 1) * span, span);
 }
 
-RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source,
-                     PixelSink& sink, const RunOptions& options) {
-  const Plan plan = make_plan(spec, shape, options.plan_options);
+// Runs the job on the requested backend, and in auto mode on the CPU when
+// the GPU is absent or fails. `job` runs one backend over the whole image.
+static RunReport run_with_fallback(const RunOptions& options,
+                                   const std::function<void(Backend&)>& job) {
   RunReport report;
-
   if (options.backend != BackendChoice::cpu) {
     std::string why_not;
     std::unique_ptr<Backend> gpu = make_cuda_backend(options.backend_options, why_not);
@@ -46,7 +47,7 @@ RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSourc
       throw BackendError("CUDA backend requested but unavailable: " + why_not);
     if (gpu) {
       try {
-        run_passes(*gpu, plan, source, sink, options.progress);
+        job(*gpu);
         report.backend = gpu->name();
         return report;
       } catch (const BackendError& error) {
@@ -59,9 +60,31 @@ RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSourc
     }
   }
   std::unique_ptr<Backend> cpu = make_cpu_backend(options.backend_options);
-  run_passes(*cpu, plan, source, sink, options.progress);
+  job(*cpu);
   report.backend = cpu->name();
   return report;
+}
+
+RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source,
+                     PixelSink& sink, const RunOptions& options) {
+  const Plan plan = make_plan(spec, shape, options.plan_options);
+  return run_with_fallback(options, [&](Backend& backend) {
+    run_passes(backend, plan, source, sink, options.progress);
+  });
+}
+
+RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageBuffer& out,
+                     const RunOptions& options) {
+  if (in.shape.width != out.shape.width || in.shape.height != out.shape.height ||
+      in.shape.channels != out.shape.channels)
+    throw std::invalid_argument("input and output images differ in size or channels");
+  const Plan plan = make_plan(spec, in.shape, options.plan_options);
+  return run_with_fallback(options, [&](Backend& backend) {
+    if (backend.run_buffers(plan, in, out, options.progress)) return;
+    BufferSource source(in);
+    BufferSink sink(out);
+    run_passes(backend, plan, source, sink, options.progress);
+  });
 }
 
 }  // namespace edgewise

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "filter_spec.h"
+#include "image_buffer.h"
 #include "pixel_stream.h"
 #include "plan.h"
 
@@ -30,6 +31,11 @@ struct RunReport {
 // Iterations beyond the first keep one float copy of the image (see README).
 RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source,
                      PixelSink& sink, const RunOptions& options = {});
+
+// The same for whole images in memory: in and out have the same shape and
+// may differ in sample type. A GPU backend moves the raw samples itself.
+RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageBuffer& out,
+                     const RunOptions& options = {});
 
 BackendChoice parse_backend(const std::string& text, std::string& error);
 

@@ -19,7 +19,10 @@ struct ImageShape {
 
 struct PlanOptions {
   int band_rows = 0;                         // 0: chosen from band_bytes
-  size_t band_bytes = size_t(64) << 20;      // target size of one padded band
+  // Target size of one padded band: small enough that a band's gather,
+  // filter and scatter stay in the last-level cache and its buffers are
+  // reused, large enough that halo rows (2r per band) cost little.
+  size_t band_bytes = size_t(16) << 20;
 };
 
 struct Plan {

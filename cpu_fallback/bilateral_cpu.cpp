@@ -72,7 +72,12 @@ class CpuBackend : public Backend {
   void run_pass(const Plan& plan, PixelSource& source, PixelSink& sink, const ProgressFn& progress,
                 double progress_base, double progress_span) override {
     CpuBandFilter filter(plan, threads_);
-    run_banded_pass(plan, source, sink, filter, progress, progress_base, progress_span);
+    const int threads = threads_;
+    const ParallelRows parallel = [threads](int count, const std::function<void(int, int)>& body) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+      for (int i = 0; i < count; ++i) body(i, i + 1);
+    };
+    run_banded_pass(plan, source, sink, filter, progress, progress_base, progress_span, parallel);
   }
 
  private:

@@ -1,10 +1,13 @@
 // Linked when the project is built without the CUDA backend.
 #include "backend.h"
+#include "failure_injection.h"
 
 namespace edgewise {
 
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions&, std::string& why_not) {
   why_not = "this build of Edgewise has no CUDA backend";
+  const cuda::InjectedFailure failure = cuda::injected_failure();
+  if (failure != cuda::InjectedFailure::none) return cuda::make_simulated_failing_gpu(failure);
   return nullptr;
 }
 

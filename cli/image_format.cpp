@@ -1,0 +1,59 @@
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "image_file.h"
+
+namespace edgewise_cli {
+
+FileFormat detect_format(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  unsigned char magic[8] = {};
+  file.read(reinterpret_cast<char*>(magic), sizeof magic);
+  if (file.gcount() >= 8 && std::memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0) return FileFormat::png;
+  if (file.gcount() >= 3 && magic[0] == 0xff && magic[1] == 0xd8 && magic[2] == 0xff) return FileFormat::jpeg;
+  if (file.gcount() >= 4 && (std::memcmp(magic, "II*\0", 4) == 0 || std::memcmp(magic, "MM\0*", 4) == 0))
+    return FileFormat::tiff;
+  throw std::runtime_error(path + ": unsupported file format (expected PNG, JPEG or TIFF)");
+}
+
+FileFormat format_for_output(const std::string& path) {
+  const size_t dot = path.find_last_of('.');
+  std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext == "png") return FileFormat::png;
+  if (ext == "jpg" || ext == "jpeg") return FileFormat::jpeg;
+  if (ext == "tif" || ext == "tiff") return FileFormat::tiff;
+  throw std::runtime_error(path + ": unsupported output format (use .png, .jpg, .jpeg, .tif or .tiff)");
+}
+
+DecodedImage read_image(const std::string& path) {
+  switch (detect_format(path)) {
+    case FileFormat::png: return read_png(path);
+    case FileFormat::jpeg: return read_jpeg(path);
+    case FileFormat::tiff: return read_tiff(path);
+  }
+  throw std::logic_error("unreachable");
+}
+
+void check_writable(FileFormat format, const DecodedImage& image, const std::string& path) {
+  if (format != FileFormat::jpeg) return;
+  // Refused rather than silently dropping precision or transparency.
+  if (image.bits != 8) throw std::runtime_error(path + ": JPEG cannot hold 16-bit samples; write PNG or TIFF");
+  if (image.channels == 2 || image.channels == 4)
+    throw std::runtime_error(path + ": JPEG cannot hold alpha; write PNG or TIFF");
+}
+
+void write_image(const std::string& path, FileFormat format, const DecodedImage& image) {
+  check_writable(format, image, path);
+  switch (format) {
+    case FileFormat::png: return write_png(path, image);
+    case FileFormat::jpeg: return write_jpeg(path, image);
+    case FileFormat::tiff: return write_tiff(path, image);
+  }
+}
+
+}  // namespace edgewise_cli

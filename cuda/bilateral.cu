@@ -1,0 +1,319 @@
+// The exact bilateral filter on the GPU. The weights come from core/
+// (tap_weight, ew_exp2, the range kernels), so this file only decides how
+// threads walk the window.
+//
+// Tiled kernels: a block stages a (32 + 2r) x (32 + 2r) tile of scaled
+// samples in shared memory as float4 (three colours and alpha); each thread
+// computes kRowsPerThread vertically adjacent outputs, so every shared-memory
+// load feeds that many taps. Samples are pre-scaled by sqrt(range
+// coefficient), which folds the range scale into the distance; for the
+// Gaussian the exponent is built as spatial - sum(diff^2) in one FMA chain
+// and a tap costs one ex2.approx.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "bilateral_cuda.h"
+#include "color_lab.h"
+
+namespace edgewise::cuda {
+
+namespace {
+
+constexpr int kTileWidth = 32;
+constexpr int kThreadRows = 8;
+constexpr int kRowsPerThread = 4;
+constexpr int kTileHeight = kThreadRows * kRowsPerThread;
+constexpr int kMaxTaps = (2 * kMaxTiledRadius + 1) * (2 * kMaxTiledRadius + 1);
+
+__constant__ float c_spatial[kMaxTaps];
+
+struct Accumulator3 {
+  float sum[3];
+  float weight[3];  // per channel; joint modes use weight[0]
+};
+
+// Weight of one tap from pre-scaled samples: q is already in kernel units.
+template <RangeKernel K>
+__device__ __forceinline__ float joint_weight(float spatial, float4 n, float4 c, int channels) {
+  const float d0 = n.x - c.x;
+  if constexpr (K == RangeKernel::gaussian) {
+    // Same value as tap_weight<gaussian>(spatial, q, 1), with the sum folded
+    // into the exponent's FMA chain.
+    float e = spatial - d0 * d0;
+    if (channels == 3) {
+      const float d1 = n.y - c.y, d2 = n.z - c.z;
+      e = e - d1 * d1;
+      e = e - d2 * d2;
+    }
+    return ew_exp2(e);
+  } else {
+    float q = d0 * d0;
+    if (channels == 3) {
+      const float d1 = n.y - c.y, d2 = n.z - c.z;
+      q += d1 * d1 + d2 * d2;
+    }
+    return tap_weight<K>(spatial, q, 1.0f);
+  }
+}
+
+template <RangeKernel K, int Channels, bool Joint, bool Alpha>
+__device__ __forceinline__ void accumulate(Accumulator3& acc, float spatial, float4 n, float4 c) {
+  if constexpr (Joint) {
+    float w = joint_weight<K>(spatial, n, c, Channels);
+    if constexpr (Alpha) w *= n.w;
+    acc.sum[0] += w * n.x;
+    if constexpr (Channels == 3) {
+      acc.sum[1] += w * n.y;
+      acc.sum[2] += w * n.z;
+    }
+    acc.weight[0] += w;
+  } else {
+    const float nv[3] = {n.x, n.y, n.z}, cv[3] = {c.x, c.y, c.z};
+#pragma unroll
+    for (int ch = 0; ch < 3; ++ch) {
+      const float d = nv[ch] - cv[ch];
+      float w;
+      if constexpr (K == RangeKernel::gaussian)
+        w = ew_exp2(spatial - d * d);
+      else
+        w = tap_weight<K>(spatial, d * d, 1.0f);
+      if constexpr (Alpha) w *= n.w;
+      acc.sum[ch] += w * nv[ch];
+      acc.weight[ch] += w;
+    }
+  }
+}
+
+// Reads padded-band sample (x, y) scaled for distances, alpha unscaled.
+template <int Channels, bool Alpha>
+__device__ __forceinline__ float4 load_scaled(const DeviceBand& in, int x, int y, float scale) {
+  const size_t at = size_t(y) * size_t(in.width) + size_t(x);
+  float4 v;
+  v.x = in.data[at] * scale;
+  v.y = Channels == 3 ? in.data[in.plane_stride + at] * scale : 0.0f;
+  v.z = Channels == 3 ? in.data[2 * in.plane_stride + at] * scale : 0.0f;
+  v.w = Alpha ? in.data[size_t(Channels) * in.plane_stride + at] : 1.0f;
+  return v;
+}
+
+template <int Channels, bool Joint>
+__device__ __forceinline__ void store_output(const DeviceBand& in, const DeviceOutput& out, int x, int y, int r,
+                                             const Accumulator3& acc, float inverse_scale) {
+  const size_t in_at = size_t(y + r) * size_t(in.width) + size_t(x + r);
+  const size_t out_at = size_t(y) * size_t(out.width) + size_t(x);
+#pragma unroll
+  for (int ch = 0; ch < Channels; ++ch) {
+    const float weight = acc.weight[Joint ? 0 : ch];
+    // Zero total weight keeps the unscaled input exactly.
+    out.data[size_t(ch) * out.plane_stride + out_at] =
+        weight > 0.0f ? acc.sum[ch] / weight * inverse_scale : in.data[size_t(ch) * in.plane_stride + in_at];
+  }
+}
+
+template <RangeKernel K, int Channels, bool Joint, bool Alpha>
+__global__ void __launch_bounds__(kTileWidth * kThreadRows)
+    bilateral_tiled_kernel(DeviceBand in, DeviceOutput out, int r, float scale) {
+  extern __shared__ float4 tile[];
+  const int tile_width = kTileWidth + 2 * r;
+  const int tile_rows = kTileHeight + 2 * r;
+  const int x0 = blockIdx.x * kTileWidth, y0 = blockIdx.y * kTileHeight;
+
+  // Stage the tile; positions past the band repeat its last sample and feed
+  // only outputs that are not stored.
+  const int thread = threadIdx.y * kTileWidth + threadIdx.x;
+  for (int i = thread; i < tile_width * tile_rows; i += kTileWidth * kThreadRows) {
+    const int tx = i % tile_width, ty = i / tile_width;
+    const int x = min(x0 + tx, in.width - 1), y = min(y0 + ty, in.rows - 1);
+    tile[i] = load_scaled<Channels, Alpha>(in, x, y, scale);
+  }
+  __syncthreads();
+
+  const int tx = threadIdx.x, ty = threadIdx.y * kRowsPerThread;
+  const int window = 2 * r + 1;
+  float4 centre[kRowsPerThread];
+  Accumulator3 acc[kRowsPerThread];
+#pragma unroll
+  for (int k = 0; k < kRowsPerThread; ++k) {
+    centre[k] = tile[(ty + k + r) * tile_width + tx + r];
+    acc[k] = Accumulator3{{0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}};
+  }
+
+  for (int dx = 0; dx < window; ++dx) {
+    const float4* column = tile + ty * tile_width + tx + dx;
+    const float* spatial_column = c_spatial + dx;
+    if (window < kRowsPerThread) {
+      // r <= 1: too short for the pipelined walk below.
+      for (int j = 0; j < window + kRowsPerThread - 1; ++j) {
+        const float4 n = column[j * tile_width];
+#pragma unroll
+        for (int k = 0; k < kRowsPerThread; ++k)
+          if (j - k >= 0 && j - k < window)
+            accumulate<K, Channels, Joint, Alpha>(acc[k], spatial_column[(j - k) * window], n, centre[k]);
+      }
+      continue;
+    }
+    // Tile row j is neighbour dy = j - k of output k (valid for 0 <= j-k <
+    // window). spatial[k] holds that tap's spatial term; moving to row j+1
+    // shifts it down one output, so each row needs one new table read.
+    float spatial[kRowsPerThread];
+#pragma unroll
+    for (int j = 0; j < kRowsPerThread - 1; ++j) {  // head: outputs k <= j
+#pragma unroll
+      for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
+      spatial[0] = spatial_column[j * window];
+      const float4 n = column[j * tile_width];
+#pragma unroll
+      for (int k = 0; k <= j; ++k) accumulate<K, Channels, Joint, Alpha>(acc[k], spatial[k], n, centre[k]);
+    }
+#pragma unroll 4
+    for (int j = kRowsPerThread - 1; j < window; ++j) {  // body: every output
+#pragma unroll
+      for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
+      spatial[0] = spatial_column[j * window];
+      const float4 n = column[j * tile_width];
+#pragma unroll
+      for (int k = 0; k < kRowsPerThread; ++k) accumulate<K, Channels, Joint, Alpha>(acc[k], spatial[k], n, centre[k]);
+    }
+#pragma unroll
+    for (int t = 1; t < kRowsPerThread; ++t) {  // tail: outputs k >= t
+#pragma unroll
+      for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
+      const float4 n = column[(window - 1 + t) * tile_width];
+#pragma unroll
+      for (int k = t; k < kRowsPerThread; ++k) accumulate<K, Channels, Joint, Alpha>(acc[k], spatial[k], n, centre[k]);
+    }
+  }
+
+  const float inverse_scale = 1.0f / scale;
+  const int x = x0 + tx;
+#pragma unroll
+  for (int k = 0; k < kRowsPerThread; ++k) {
+    const int y = y0 + ty + k;
+    if (x < out.width && y < out.rows) store_output<Channels, Joint>(in, out, x, y, r, acc[k], inverse_scale);
+  }
+}
+
+// Any radius: one output per thread, samples read from global memory.
+template <RangeKernel K, int Channels, bool Joint, bool Alpha>
+__global__ void bilateral_wide_kernel(DeviceBand in, DeviceOutput out, int r, float scale, const float* spatial) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.rows) return;
+  const int window = 2 * r + 1;
+  const float4 centre = load_scaled<Channels, Alpha>(in, x + r, y + r, scale);
+  Accumulator3 acc{{0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}};
+  for (int dy = 0; dy < window; ++dy)
+    for (int dx = 0; dx < window; ++dx)
+      accumulate<K, Channels, Joint, Alpha>(acc, spatial[dy * window + dx],
+                                            load_scaled<Channels, Alpha>(in, x + dx, y + dy, scale), centre);
+  store_output<Channels, Joint>(in, out, x, y, r, acc, 1.0f / scale);
+}
+
+__global__ void copy_alpha_kernel(DeviceBand in, DeviceOutput out, int r, int alpha_plane) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.rows) return;
+  out.plane(alpha_plane)[size_t(y) * out.width + x] = in.plane(alpha_plane)[size_t(y + r) * in.width + x + r];
+}
+
+__global__ void to_lab_kernel(float* r, float* g, float* b, size_t count) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
+    rgb_to_lab(r[i], g[i], b[i], r[i], g[i], b[i]);
+}
+
+__global__ void from_lab_kernel(DeviceOutput out) {
+  const size_t count = size_t(out.width) * out.rows;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    float* L = out.plane(0) + i;
+    float* a = out.plane(1) + i;
+    float* b = out.plane(2) + i;
+    lab_to_rgb(*L, *a, *b, *L, *a, *b);
+  }
+}
+
+dim3 grid_for(int width, int rows, dim3 block) {
+  return dim3((width + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
+}
+
+template <RangeKernel K, int Channels, bool Joint, bool Alpha>
+void launch_variant(const Plan& plan, const DeviceBand& in, const DeviceOutput& out, const float* device_table,
+                    cudaStream_t stream) {
+  const int r = plan.radius;
+  const float scale = sqrtf(plan.params.range_coefficient);
+  if (r <= kMaxTiledRadius) {
+    const dim3 block(kTileWidth, kThreadRows);
+    const dim3 grid((out.width + kTileWidth - 1) / kTileWidth, (out.rows + kTileHeight - 1) / kTileHeight);
+    const size_t shared = size_t(kTileWidth + 2 * r) * size_t(kTileHeight + 2 * r) * sizeof(float4);
+    auto kernel = bilateral_tiled_kernel<K, Channels, Joint, Alpha>;
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)),
+          "raising the bilateral kernel's shared-memory limit");
+    kernel<<<grid, block, shared, stream>>>(in, out, r, scale);
+  } else {
+    const dim3 block(32, 4);
+    bilateral_wide_kernel<K, Channels, Joint, Alpha>
+        <<<grid_for(out.width, out.rows, block), block, 0, stream>>>(in, out, r, scale, device_table);
+  }
+  check(cudaGetLastError(), "launching the bilateral kernel");
+}
+
+template <RangeKernel K>
+void launch_for_kernel(const Plan& plan, const DeviceBand& in, const DeviceOutput& out, const float* table,
+                       cudaStream_t stream) {
+  const BilateralParams& p = plan.params;
+  if (p.color_channels == 1)
+    return p.has_alpha ? launch_variant<K, 1, true, true>(plan, in, out, table, stream)
+                       : launch_variant<K, 1, true, false>(plan, in, out, table, stream);
+  if (p.joint)
+    return p.has_alpha ? launch_variant<K, 3, true, true>(plan, in, out, table, stream)
+                       : launch_variant<K, 3, true, false>(plan, in, out, table, stream);
+  return p.has_alpha ? launch_variant<K, 3, false, true>(plan, in, out, table, stream)
+                     : launch_variant<K, 3, false, false>(plan, in, out, table, stream);
+}
+
+}  // namespace
+
+void launch_invalid_configuration() {
+  copy_alpha_kernel<<<1, dim3(64, 64)>>>(DeviceBand{}, DeviceOutput{}, 0, 0);
+  check(cudaGetLastError(), "injected failure (EDGEWISE_INJECT_GPU_FAILURE=launch)");
+}
+
+void upload_spatial_table(const Plan& plan, float* device_table, cudaStream_t stream) {
+  const size_t bytes = plan.spatial_term.size() * sizeof(float);
+  if (plan.radius <= kMaxTiledRadius)
+    check(cudaMemcpyToSymbolAsync(c_spatial, plan.spatial_term.data(), bytes, 0, cudaMemcpyHostToDevice, stream),
+          "uploading the spatial table");
+  else
+    check(cudaMemcpyAsync(device_table, plan.spatial_term.data(), bytes, cudaMemcpyHostToDevice, stream),
+          "uploading the spatial table");
+}
+
+void launch_filter(const Plan& plan, const DeviceBand& in, const DeviceOutput& out, const float* device_table,
+                   cudaStream_t stream) {
+  switch (plan.params.kernel) {
+    case RangeKernel::gaussian: launch_for_kernel<RangeKernel::gaussian>(plan, in, out, device_table, stream); break;
+    case RangeKernel::tukey: launch_for_kernel<RangeKernel::tukey>(plan, in, out, device_table, stream); break;
+    case RangeKernel::lorentz: launch_for_kernel<RangeKernel::lorentz>(plan, in, out, device_table, stream); break;
+    case RangeKernel::huber: launch_for_kernel<RangeKernel::huber>(plan, in, out, device_table, stream); break;
+  }
+}
+
+void launch_bilateral(const Plan& plan, const DeviceBand& in, const DeviceOutput& out, const float* device_table,
+                      cudaStream_t stream) {
+  const BilateralParams& p = plan.params;
+  if (p.lab) {
+    to_lab_kernel<<<264, 256, 0, stream>>>(in.plane(0), in.plane(1), in.plane(2), in.plane_stride);
+    check(cudaGetLastError(), "launching the Lab conversion");
+  }
+  launch_filter(plan, in, out, device_table, stream);
+  if (p.lab) {
+    from_lab_kernel<<<264, 256, 0, stream>>>(out);
+    check(cudaGetLastError(), "launching the Lab conversion");
+  }
+  if (p.has_alpha) {
+    const dim3 block(32, 8);
+    copy_alpha_kernel<<<grid_for(out.width, out.rows, block), block, 0, stream>>>(in, out, plan.radius,
+                                                                               p.color_channels);
+    check(cudaGetLastError(), "launching the alpha copy");
+  }
+}
+
+}  // namespace edgewise::cuda

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The GPU suite, for a CUDA machine (nvcc, cmake, ninja, GoogleTest; no
+# GIMP/GTK needed): build, GPU tests, compute-sanitizer, benchmark.
+# Logs go to $OUT when set (the device tool), else to build-gpu/logs.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+LOGS=${OUT:-build-gpu/logs}
+mkdir -p "$LOGS"
+status=0
+step() { echo "== $*"; }
+
+step "device"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$LOGS/device.txt"
+
+step "build"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_CUDA=ON -DEDGEWISE_WERROR=ON \
+  > "$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" > "$LOGS/build.log" 2>&1 || { grep -E "error|Error" "$LOGS/build.log" | head -40; exit 1; }
+
+steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,bench}
+
+if [[ $steps == *tests* ]]; then
+  step "tests (GPU suite and the whole CPU suite on this machine)"
+  ctest --test-dir build-gpu --output-on-failure -j 8 --timeout 900 > "$LOGS/ctest.log" 2>&1 || status=1
+  grep -E "tests passed|tests failed|Failed|\*\*\*|SKIPPED|Total Test" "$LOGS/ctest.log" | tail -25
+fi
+
+if [[ $steps == *sanitizer* ]]; then
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool"
+    compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      build-gpu/tests/gpu/test_cuda_backend --gtest_filter='CudaBackendShort.*' > "$LOGS/sanitizer-$tool.log" 2>&1 \
+      || status=1
+    tail -4 "$LOGS/sanitizer-$tool.log"
+  done
+fi
+
+if [[ $steps == *bench* ]]; then
+  step "benchmark"
+  build-gpu/bench/bench_cuda 2>&1 | tee "$LOGS/bench.txt" || status=1
+fi
+exit $status

@@ -1,0 +1,166 @@
+// The CUDA backend against the double reference and against the CPU
+// backend. Built everywhere; where no usable GPU exists every test reports
+// itself skipped with the reason (CI has none; tests/gpu/run.sh runs these
+// on the GPU machine).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "test_support.h"
+
+namespace {
+
+using namespace edgewise;
+using namespace edgewise_test;
+
+std::string gpu_unavailable_reason() {
+  std::string why;
+  if (std::getenv("EDGEWISE_INJECT_GPU_FAILURE")) return "EDGEWISE_INJECT_GPU_FAILURE is set";
+  return make_cuda_backend({}, why) ? std::string() : why;
+}
+
+#define REQUIRE_GPU()                                                     \
+  do {                                                                    \
+    const std::string why = gpu_unavailable_reason();                     \
+    if (!why.empty()) GTEST_SKIP() << "no usable CUDA device: " << why;   \
+  } while (0)
+
+FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30) {
+  RunOptions options;
+  options.backend = BackendChoice::cuda;
+  options.backend_options.gpu_memory_budget = budget;
+  FloatImage source = image, output(image.shape());
+  run_filter(spec, image.shape(), source, output, options);
+  return output;
+}
+
+// The raw-buffer path: float samples uploaded as they are.
+FloatImage run_gpu_buffers(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30) {
+  RunOptions options;
+  options.backend = BackendChoice::cuda;
+  options.backend_options.gpu_memory_budget = budget;
+  FloatImage output(image.shape());
+  const ImageBuffer in{const_cast<float*>(image.pixels().data()), image.shape(), SampleType::f32, 0};
+  const ImageBuffer out{output.pixels().data(), image.shape(), SampleType::f32, 0};
+  run_filter(spec, in, out, options);
+  return output;
+}
+
+const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
+const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
+
+TEST(CudaBackend, MatchesReferenceEveryModeKernelRadius) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const ImageShape sizes[] = {{1, 1, 4}, {1, 37, 3}, {41, 1, 4}, {13, 7, 4}, {31, 17, 3}, {61, 47, 2}, {37, 29, 1}};
+  int case_index = 0;
+  for (ColorMode mode : kModes)
+    for (RangeKernel kernel : kKernels)
+      for (int radius = 0; radius <= 32; ++radius) {
+        const ImageShape shape = sizes[size_t(case_index++) % (sizeof sizes / sizeof sizes[0])];
+        const FilterSpec spec = make_spec(mode, kernel, radius ? radius / 2.0f + 0.3f : 1.7f,
+                                          mode == ColorMode::lab ? 12.0f : 35.0f, radius);
+        SCOPED_TRACE(describe(spec, shape));
+        const FloatImage image = random_image(rng, shape);
+        const ReferenceImage expected = run_reference(spec, image);
+        const Difference streamed = max_difference(expected, run_gpu(spec, image));
+        EXPECT_LE(streamed.max_abs, 1e-4) << streamed.describe();
+        const Difference buffered = max_difference(expected, run_gpu_buffers(spec, image));
+        EXPECT_LE(buffered.max_abs, 1e-4) << buffered.describe();
+      }
+}
+
+TEST(CudaBackend, WideRadiusBeyondTiledKernel) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const FloatImage image = random_image(rng, {83, 71, 4});
+  for (ColorMode mode : kModes) {
+    const FilterSpec spec = make_spec(mode, RangeKernel::gaussian, 20.0f, 40.0f, 40);
+    SCOPED_TRACE(describe(spec, image.shape()));
+    const Difference d = max_difference(run_reference(spec, image), run_gpu(spec, image));
+    EXPECT_LE(d.max_abs, 1e-4) << d.describe();
+  }
+}
+
+TEST(CudaBackend, IterationsMatchReference) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const FloatImage image = random_image(rng, {47, 39, 4});
+  for (int iterations : {2, 3}) {
+    const FilterSpec spec = make_spec(ColorMode::rgb, RangeKernel::gaussian, 2.0f, 25.0f, 0, iterations);
+    const Difference d = max_difference(run_reference(spec, image), run_gpu(spec, image));
+    EXPECT_LE(d.max_abs, 1e-4) << d.describe();
+  }
+}
+
+TEST(CudaBackend, AgreesWithCpuOn24Megapixels) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const FloatImage image = random_image(rng, {6000, 4000, 4}, {false, Alpha::positive});
+  for (ColorMode mode : kModes) {
+    const FilterSpec spec = make_spec(mode, RangeKernel::gaussian, 3.5f, mode == ColorMode::lab ? 10.0f : 30.0f, 7);
+    SCOPED_TRACE(describe(spec, image.shape()));
+    const Difference d = max_difference(run_cpu(spec, image), run_gpu_buffers(spec, image));
+    EXPECT_LE(d.max_abs, 1e-4) << d.describe();
+  }
+}
+
+TEST(CudaBackend, BandSizeDoesNotChangeOutput) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const FloatImage image = random_image(rng, {509, 1031, 4});
+  for (ColorMode mode : kModes)
+    for (int iterations : {1, 3}) {
+      const FilterSpec spec = make_spec(mode, RangeKernel::gaussian, 3.0f, 20.0f, 9, iterations);
+      SCOPED_TRACE(describe(spec, image.shape()));
+      const FloatImage whole = run_gpu(spec, image);
+      // 6 MiB: a few dozen rows per band; 24 MiB: a few hundred.
+      EXPECT_TRUE(bit_identical(whole, run_gpu(spec, image, size_t(6) << 20)));
+      EXPECT_TRUE(bit_identical(whole, run_gpu(spec, image, size_t(24) << 20)));
+      if (iterations == 1) {
+        EXPECT_TRUE(bit_identical(whole, run_gpu_buffers(spec, image)));
+        EXPECT_TRUE(bit_identical(whole, run_gpu_buffers(spec, image, size_t(6) << 20)));
+      }
+    }
+}
+
+TEST(CudaBackend, EightBitBuffersAgreeWithCpu) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const ImageShape shape{1023, 769, 4};
+  std::vector<uint8_t> in(size_t(shape.width) * shape.height * 4), gpu_out(in.size()), cpu_out(in.size());
+  for (auto& v : in) v = uint8_t(rng() & 0xff);
+  const FilterSpec spec = make_spec(ColorMode::rgb, RangeKernel::gaussian, 3.5f, 30.0f, 7);
+  for (BackendChoice backend : {BackendChoice::cuda, BackendChoice::cpu}) {
+    RunOptions options;
+    options.backend = backend;
+    const ImageBuffer src{in.data(), shape, SampleType::u8, 0};
+    const ImageBuffer dst{(backend == BackendChoice::cuda ? gpu_out : cpu_out).data(), shape, SampleType::u8, 0};
+    run_filter(spec, src, dst, options);
+  }
+  int worst = 0;
+  for (size_t i = 0; i < in.size(); ++i) worst = std::max(worst, std::abs(int(gpu_out[i]) - int(cpu_out[i])));
+  EXPECT_LE(worst, 1);
+}
+
+// A short run for compute-sanitizer (memcheck, racecheck): every kernel
+// variant once, both pipelines, small images.
+TEST(CudaBackendShort, EveryVariantOnce) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  for (int channels = 1; channels <= 4; ++channels)
+    for (ColorMode mode : kModes)
+      for (RangeKernel kernel : kKernels)
+        for (int radius : {2, 33}) {
+          const FloatImage image = random_image(rng, {45, 37, channels});
+          const FilterSpec spec = make_spec(mode, kernel, 2.0f, 25.0f, radius);
+          SCOPED_TRACE(describe(spec, image.shape()));
+          const FloatImage cpu = run_cpu(spec, image);
+          EXPECT_LE(max_difference(cpu, run_gpu(spec, image, size_t(4) << 20)).max_abs, 1e-4);
+          EXPECT_LE(max_difference(cpu, run_gpu_buffers(spec, image)).max_abs, 1e-4);
+        }
+}
+
+}  // namespace
