@@ -20,6 +20,7 @@ struct BilateralParams {
   bool lab;                 // colour planes are converted to Lab around the filter
   RangeKernel kernel;
   float range_coefficient;  // see tap_weight
+  float spatial_log2_coefficient;  // log2(e) / (2 sigma_s^2), for rescue_pixel
 };
 
 // Weight of one tap from the plan's spatial term for that tap and the squared
@@ -48,6 +49,66 @@ EW_HD T tap_weight(T spatial_term, T d2, float range_coefficient) {
 template <class T>
 EW_HD T normalise(T weighted_sum, T weight_sum, T centre) {
   return weight_sum > 0.0f ? weighted_sum / weight_sum : centre;
+}
+
+// Below this total weight a float sum may have lost every tap to underflow:
+// a transparent pixel whose neighbours all lie far outside sigma_r has
+// weights like 2^-300 that are tiny but not zero. Backends recompute such
+// pixels with rescue_pixel; with any visible centre the sum is far above.
+constexpr float kRescueWeightSum = 1e-30f;
+
+// Log2 of one tap's weight without alpha; -inf when the range kernel is zero.
+EW_HD float tap_log2_weight(const BilateralParams& p, int dx, int dy, float d2) {
+  const float spatial = -float(dx * dx + dy * dy) * p.spatial_log2_coefficient;
+  switch (p.kernel) {
+    case RangeKernel::gaussian: return spatial - d2 * p.range_coefficient;
+    case RangeKernel::tukey: return spatial + log2f(range_tukey(d2 * p.range_coefficient));
+    case RangeKernel::lorentz: return spatial + log2f(range_lorentz(d2 * p.range_coefficient));
+    default: return spatial + log2f(range_huber(d2 * p.range_coefficient));
+  }
+}
+
+// The filter for one pixel with weights scaled by 2^-M, M the largest log2
+// weight in the window, so nothing underflows. A window whose weights are
+// all below 2^-1074 (zero even in double precision) or transparent keeps the
+// pixel's value. fetch(dx, dy, colour, alpha) reads the working-unit sample
+// at offset (dx, dy); channel c is filtered alone unless p.joint. Slow (two
+// passes, log2 per tap) and used only below kRescueWeightSum.
+template <class Fetch>
+EW_HD void rescue_pixel(const BilateralParams& p, const float* centre, Fetch fetch, float* out) {
+  const int r = p.radius, channels = p.color_channels;
+  const int groups = p.joint ? 1 : channels;
+  for (int g = 0; g < groups; ++g) {
+    float largest = -INFINITY;
+    for (int pass = 0; pass < 2; ++pass) {
+      float sum[3] = {0.f, 0.f, 0.f}, weight_sum = 0.f;
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+          float colour[3], alpha;
+          fetch(dx, dy, colour, alpha);
+          if (!(alpha > 0.f)) continue;
+          float d2 = 0.f;
+          for (int c = 0; c < channels; ++c)
+            if (p.joint || c == g) d2 += (colour[c] - centre[c]) * (colour[c] - centre[c]);
+          const float e = tap_log2_weight(p, dx, dy, d2);
+          if (pass == 0) {
+            largest = e > largest ? e : largest;
+            continue;
+          }
+          const float w = ew_exp2(e - largest) * alpha;
+          for (int c = 0; c < channels; ++c) sum[c] += w * colour[c];
+          weight_sum += w;
+        }
+      if (pass == 0 && !(largest >= -1074.0f)) {  // also NaN-safe
+        for (int c = 0; c < channels; ++c)
+          if (p.joint || c == g) out[c] = centre[c];
+        break;
+      }
+      if (pass == 1)
+        for (int c = 0; c < channels; ++c)
+          if (p.joint || c == g) out[c] = sum[c] / weight_sum;
+    }
+  }
 }
 
 }  // namespace edgewise

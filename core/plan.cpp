@@ -38,6 +38,8 @@ static BilateralParams make_params(const FilterSpec& spec, const ImageShape& sha
   const double unit = p.lab ? 1.0 : 255.0;
   const double sigma = static_cast<double>(spec.sigma_r);
   const double q_scale = unit * unit / (sigma * sigma);
+  p.spatial_log2_coefficient =
+      static_cast<float>(kLog2eDouble / (2.0 * double(spec.sigma_s) * double(spec.sigma_s)));
   p.range_coefficient = static_cast<float>(p.kernel == RangeKernel::gaussian ? 0.5 * q_scale * kLog2eDouble
                                                                            : q_scale);
   return p;

@@ -42,6 +42,31 @@ inline void store(float* p, vec<N> v, int count) {
   }
 }
 
+// Recomputes, with core's rescue_pixel, the pixels of a stored vector whose
+// weight sum fell below kRescueWeightSum (see bilateral.h).
+template <int N>
+void rescue_lanes(const Plan& plan, const PaddedBand& in, const OutputBand& out, int y, int x0, int count,
+                  const vec<N>* weight_sums, int groups) {
+  const BilateralParams& p = plan.params;
+  const int r = plan.radius, pw = in.width;
+  for (int lane = 0; lane < count; ++lane) {
+    bool needed = false;
+    for (int g = 0; g < groups; ++g) needed |= !(weight_sums[g][lane] >= kRescueWeightSum);
+    if (!needed) continue;
+    const int x = x0 + lane;
+    const size_t centre_at = size_t(y + r) * size_t(pw) + size_t(x + r);
+    float centre[3], result[3];
+    for (int c = 0; c < p.color_channels; ++c) centre[c] = in.plane(c)[centre_at];
+    auto fetch = [&](int dx, int dy, float* colour, float& alpha) {
+      const size_t at = centre_at + size_t(ptrdiff_t(dy) * pw + dx);
+      for (int c = 0; c < p.color_channels; ++c) colour[c] = in.plane(c)[at];
+      alpha = p.has_alpha ? in.plane(p.color_channels)[at] : 1.0f;
+    };
+    rescue_pixel(p, centre, fetch, result);
+    for (int c = 0; c < p.color_channels; ++c) out.plane(c)[size_t(y) * size_t(out.width) + size_t(x)] = result[c];
+  }
+}
+
 // One weight per tap from the distance over all colour channels (rgb, lab,
 // grey). C is 1 or 3.
 template <int N, RangeKernel K, int C, bool Alpha>
@@ -82,6 +107,7 @@ void joint_rows(const Plan& plan, const PaddedBand& in, const OutputBand& out, i
       const int count = out.width - x0 < N ? out.width - x0 : N;
       const size_t out_at = size_t(y) * size_t(out.width) + size_t(x0);
       for (int c = 0; c < C; ++c) store<N>(out.plane(c) + out_at, normalise(sum[c], weight_sum, centre[c]), count);
+      rescue_lanes<N>(plan, in, out, y, x0, count, &weight_sum, 1);
     }
   }
 }
@@ -123,6 +149,7 @@ void per_channel_rows(const Plan& plan, const PaddedBand& in, const OutputBand& 
       const size_t out_at = size_t(y) * size_t(out.width) + size_t(x0);
       for (int c = 0; c < C; ++c)
         store<N>(out.plane(c) + out_at, normalise(sum[c], weight_sum[c], centre[c]), count);
+      rescue_lanes<N>(plan, in, out, y, x0, count, weight_sum, C);
     }
   }
 }

@@ -1,0 +1,282 @@
+#include "test_support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+namespace edgewise_test {
+
+uint64_t test_seed() {
+  uint64_t seed;
+  if (const char* text = std::getenv("EDGEWISE_TEST_SEED"); text && *text) {
+    seed = std::strtoull(text, nullptr, 0);
+  } else {
+    std::random_device device;
+    seed = (uint64_t(device()) << 32) ^ uint64_t(device());
+  }
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::cout << "[   SEED   ] EDGEWISE_TEST_SEED=" << seed;
+  if (info) std::cout << " for " << info->test_suite_name() << "." << info->name();
+  std::cout << std::endl;
+  return seed;
+}
+
+std::string seed_message(uint64_t seed) {
+  return "random seed: rerun with EDGEWISE_TEST_SEED=" + std::to_string(seed);
+}
+
+FloatImage random_image(std::mt19937_64& rng, const ImageShape& shape, const ImageStyle& style) {
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  FloatImage image(shape);
+  const int colors = shape.channels >= 3 ? 3 : 1;
+  const bool has_alpha = shape.channels == 2 || shape.channels == 4;
+
+  // Straight edges: half-planes a*x + b*y > c, each shifting every channel
+  // by its own step.
+  struct Edge {
+    double nx, ny, offset, step[3];
+  };
+  const int edge_count = 1 + int(uniform(rng) * 4);
+  std::vector<Edge> edges(static_cast<size_t>(edge_count));
+  for (auto& edge : edges) {
+    const double angle = uniform(rng) * 6.283185307179586;
+    edge.nx = std::cos(angle);
+    edge.ny = std::sin(angle);
+    edge.offset = (uniform(rng) - 0.5) * 0.8;
+    for (double& step : edge.step) step = (uniform(rng) - 0.5) * 0.7;
+  }
+  struct Channel {
+    double base, gx, gy, ripple, fx, fy, phase, noise;
+  };
+  Channel channel[3];
+  for (auto& ch : channel)
+    ch = {0.25 + 0.5 * uniform(rng), (uniform(rng) - 0.5) * 0.6, (uniform(rng) - 0.5) * 0.6,
+          0.1 * uniform(rng), 1 + 6 * uniform(rng), 1 + 6 * uniform(rng), 6.3 * uniform(rng),
+          0.005 + 0.04 * uniform(rng)};
+
+  for (int y = 0; y < shape.height; ++y)
+    for (int x = 0; x < shape.width; ++x) {
+      const double u = (x + 0.5) / shape.width - 0.5, v = (y + 0.5) / shape.height - 0.5;
+      const bool salt = uniform(rng) < 0.01;
+      for (int c = 0; c < colors; ++c) {
+        const Channel& ch = channel[c];
+        double value = ch.base + ch.gx * u + ch.gy * v +
+                       ch.ripple * std::sin(ch.fx * u * 6.28 + ch.fy * v * 6.28 + ch.phase);
+        for (const auto& edge : edges)
+          if (edge.nx * u + edge.ny * v > edge.offset) value += edge.step[c];
+        value += ch.noise * noise(rng);
+        if (salt) value = uniform(rng);
+        value = std::clamp(value, 0.0, 1.0);
+        if (style.quantize_8bit) value = std::round(value * 255.0) / 255.0;
+        image.at(x, y, c) = float(value);
+      }
+      if (!has_alpha) continue;
+      double alpha = 1.0;
+      if (style.alpha == Alpha::positive) {
+        alpha = std::clamp(0.6 + 0.4 * std::sin(3 * u + 5 * v) + 0.2 * noise(rng), 0.05, 1.0);
+      } else if (style.alpha == Alpha::with_zeros) {
+        const double pick = uniform(rng);
+        alpha = pick < 0.2 ? 0.0 : pick < 0.3 ? 1.0 : uniform(rng);
+      }
+      image.at(x, y, colors) = float(alpha);
+    }
+  return image;
+}
+
+FloatImage constant_image(const ImageShape& shape, const float* pixel) {
+  FloatImage image(shape);
+  for (int y = 0; y < shape.height; ++y)
+    for (int x = 0; x < shape.width; ++x)
+      for (int c = 0; c < shape.channels; ++c) image.at(x, y, c) = pixel[c];
+  return image;
+}
+
+FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s,
+                     float sigma_r, int radius, int iterations) {
+  FilterSpec spec;
+  spec.mode = mode;
+  spec.kernel = kernel;
+  spec.sigma_s = sigma_s;
+  spec.sigma_r = sigma_r;
+  spec.radius = radius;
+  spec.iterations = iterations;
+  return spec;
+}
+
+std::string describe(const FilterSpec& spec, const ImageShape& shape) {
+  std::ostringstream out;
+  out << shape.width << "x" << shape.height << "x" << shape.channels
+      << " mode=" << edgewise::to_string(spec.mode) << " kernel=" << edgewise::to_string(spec.kernel)
+      << " sigma-s=" << spec.sigma_s << " sigma-r=" << spec.sigma_r << " radius=" << spec.radius
+      << " iterations=" << spec.iterations;
+  return out.str();
+}
+
+ReferenceImage to_reference(const FloatImage& image) {
+  ReferenceImage ref;
+  ref.width = image.shape().width;
+  ref.height = image.shape().height;
+  ref.channels = image.shape().channels;
+  ref.samples.assign(image.pixels().begin(), image.pixels().end());
+  return ref;
+}
+
+edgewise_reference::BilateralSettings reference_settings(const FilterSpec& spec) {
+  using edgewise::ColorMode;
+  using edgewise::RangeKernel;
+  using edgewise_reference::Kernel;
+  using edgewise_reference::Mode;
+  edgewise_reference::BilateralSettings settings;
+  switch (spec.mode) {
+    case ColorMode::per_channel: settings.mode = Mode::per_channel; break;
+    case ColorMode::rgb: settings.mode = Mode::rgb; break;
+    case ColorMode::lab: settings.mode = Mode::lab; break;
+  }
+  switch (spec.kernel) {
+    case RangeKernel::gaussian: settings.kernel = Kernel::gaussian; break;
+    case RangeKernel::tukey: settings.kernel = Kernel::tukey; break;
+    case RangeKernel::lorentz: settings.kernel = Kernel::lorentz; break;
+    case RangeKernel::huber: settings.kernel = Kernel::huber; break;
+  }
+  settings.sigma_s = double(spec.sigma_s);
+  settings.sigma_r = double(spec.sigma_r);
+  settings.radius = spec.radius;
+  settings.iterations = spec.iterations;
+  return settings;
+}
+
+ReferenceImage run_reference(const FilterSpec& spec, const FloatImage& image) {
+  return edgewise_reference::bilateral_reference(to_reference(image), reference_settings(spec));
+}
+
+FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::RunOptions options) {
+  options.backend = edgewise::BackendChoice::cpu;
+  FloatImage source = image;
+  FloatImage output(image.shape());
+  const edgewise::RunReport report = edgewise::run_filter(spec, image.shape(), source, output, options);
+  EXPECT_EQ(report.backend.rfind("cpu", 0), 0u) << "ran on " << report.backend;
+  EXPECT_TRUE(report.fallback_reason.empty()) << report.fallback_reason;
+  return output;
+}
+
+std::string Difference::describe() const {
+  std::ostringstream out;
+  out.precision(9);
+  out << "max |difference| " << max_abs << " at x=" << x << " y=" << y << " channel " << c
+      << ": expected " << expected << ", got " << got;
+  return out.str();
+}
+
+template <class Expected>
+static Difference compare(const Expected& expected, const FloatImage& got, int width, int channels) {
+  Difference diff;
+  const auto& samples = got.pixels();
+  if (expected.size() != samples.size()) {
+    diff.max_abs = INFINITY;
+    return diff;
+  }
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const double e = double(expected[i]), g = double(samples[i]);
+    const double d = std::fabs(e - g);
+    // NaN anywhere is the worst difference there is.
+    if (d > diff.max_abs || std::isnan(d)) {
+      diff.max_abs = std::isnan(d) ? INFINITY : d;
+      diff.c = int(i % size_t(channels));
+      diff.x = int((i / size_t(channels)) % size_t(width));
+      diff.y = int(i / size_t(channels) / size_t(width));
+      diff.expected = e;
+      diff.got = g;
+    }
+  }
+  return diff;
+}
+
+Difference max_difference(const ReferenceImage& expected, const FloatImage& got) {
+  EXPECT_EQ(expected.samples.size(), got.pixels().size());
+  return compare(expected.samples, got, got.shape().width, got.shape().channels);
+}
+
+Difference max_difference(const FloatImage& expected, const FloatImage& got) {
+  EXPECT_EQ(expected.pixels().size(), got.pixels().size());
+  return compare(expected.pixels(), got, got.shape().width, got.shape().channels);
+}
+
+bool bit_identical(const FloatImage& a, const FloatImage& b) {
+  return a.pixels().size() == b.pixels().size() &&
+         std::memcmp(a.pixels().data(), b.pixels().data(), a.pixels().size() * sizeof(float)) == 0;
+}
+
+std::string Comparison::describe() const {
+  std::ostringstream out;
+  out << worst.describe() << "; reference window there, first pass: total weight " << window_weight
+      << ", largest tap weight " << largest_tap;
+  return out.str();
+}
+
+namespace {
+
+// The reference pass by pass, so a window is judged in the pass it was in.
+std::vector<ReferenceImage> reference_passes(const FilterSpec& spec, const FloatImage& input,
+                                             edgewise_reference::BilateralSettings& one_pass) {
+  one_pass = reference_settings(spec);
+  one_pass.iterations = 1;
+  std::vector<ReferenceImage> passes{to_reference(input)};
+  for (int i = 0; i < spec.iterations; ++i)
+    passes.push_back(edgewise_reference::bilateral_reference(passes.back(), one_pass));
+  return passes;
+}
+
+template <class Expected>
+Comparison compare(const FilterSpec& spec, const FloatImage& input, const Expected& expected,
+                   const FloatImage& got, double tolerance) {
+  Comparison result;
+  const ImageShape& shape = input.shape();
+  if (got.pixels().size() != input.pixels().size()) {
+    result.worst.max_abs = INFINITY;
+    return result;
+  }
+  edgewise_reference::BilateralSettings one_pass;
+  std::vector<ReferenceImage> passes;  // computed only to explain a failure
+  const int channels = shape.channels;
+
+  for (int y = 0; y < shape.height; ++y)
+    for (int x = 0; x < shape.width; ++x)
+      for (int c = 0; c < channels; ++c) {
+        const double e = expected(x, y, c), g = got.at(x, y, c);
+        const double d = std::isnan(g) || std::isnan(e) ? INFINITY : std::fabs(e - g);
+        if (d > tolerance && d > result.worst.max_abs) result.worst = Difference{d, x, y, c, e, g};
+      }
+  if (result.worst.max_abs > tolerance) {
+    if (passes.empty()) passes = reference_passes(spec, input, one_pass);
+    const auto weights =
+        edgewise_reference::window_weights(passes.front(), one_pass, result.worst.x, result.worst.y, result.worst.c);
+    result.window_weight = weights.sum;
+    result.largest_tap = weights.largest;
+  }
+  return result;
+}
+
+}  // namespace
+
+Comparison compare_with_reference(const FilterSpec& spec, const FloatImage& input, const FloatImage& got,
+                                  double tolerance) {
+  const ReferenceImage expected = run_reference(spec, input);
+  return compare(spec, input, [&](int x, int y, int c) { return expected.at(x, y, c); }, got, tolerance);
+}
+
+Comparison compare_backends(const FilterSpec& spec, const FloatImage& input, const FloatImage& expected,
+                            const FloatImage& got, double tolerance) {
+  if (expected.pixels().size() != got.pixels().size()) {
+    Comparison result;
+    result.worst.max_abs = INFINITY;
+    return result;
+  }
+  return compare(spec, input, [&](int x, int y, int c) { return double(expected.at(x, y, c)); }, got,
+                 tolerance);
+}
+
+}  // namespace edgewise_test

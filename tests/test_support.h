@@ -1,0 +1,90 @@
+// Helpers shared by the test executables: seeded random images that look
+// like photographs (gradients, edges, noise), the double reference run on a
+// FilterSpec, and comparisons that say where two images differ.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "engine.h"
+#include "filter_spec.h"
+#include "float_image.h"
+#include "reference/bilateral_reference.h"
+
+namespace edgewise_test {
+
+using edgewise::FilterSpec;
+using edgewise::FloatImage;
+using edgewise::ImageShape;
+using edgewise_reference::ReferenceImage;
+
+// A fresh seed from std::random_device, or EDGEWISE_TEST_SEED when set, so a
+// failure can be replayed. Printed to stdout with the test's name.
+uint64_t test_seed();
+std::string seed_message(uint64_t seed);
+
+// Declares `rng` seeded by test_seed() and puts the seed into every failure
+// message of the enclosing scope.
+#define EW_SEEDED_RNG(rng)                                            \
+  const uint64_t rng##_seed = ::edgewise_test::test_seed();          \
+  SCOPED_TRACE(::edgewise_test::seed_message(rng##_seed));           \
+  std::mt19937_64 rng(rng##_seed)
+
+enum class Alpha {
+  opaque,      // alpha 1 everywhere
+  positive,    // smooth random alpha in [0.05, 1]
+  with_zeros,  // about a fifth exactly 0, a tenth exactly 1, the rest random
+};
+
+struct ImageStyle {
+  bool quantize_8bit = false;  // colour samples are k/255
+  Alpha alpha = Alpha::with_zeros;
+};
+
+// Smooth gradients, a few straight edges across the image, a low-frequency
+// ripple and Gaussian noise, in 0..1; colour channels share the edges so
+// RGB edges look like object boundaries.
+FloatImage random_image(std::mt19937_64& rng, const ImageShape& shape, const ImageStyle& style = {});
+FloatImage constant_image(const ImageShape& shape, const float* pixel);
+
+FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s,
+                     float sigma_r, int radius = 0, int iterations = 1);
+std::string describe(const FilterSpec& spec, const ImageShape& shape);
+
+ReferenceImage to_reference(const FloatImage& image);
+edgewise_reference::BilateralSettings reference_settings(const FilterSpec& spec);
+ReferenceImage run_reference(const FilterSpec& spec, const FloatImage& image);
+
+// run_filter on the CPU backend with the given options (backend forced to cpu).
+FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image,
+                   edgewise::RunOptions options = {});
+
+struct Difference {
+  double max_abs = 0.0;
+  int x = 0, y = 0, c = 0;
+  double expected = 0.0, got = 0.0;
+  std::string describe() const;
+};
+
+Difference max_difference(const ReferenceImage& expected, const FloatImage& got);
+Difference max_difference(const FloatImage& expected, const FloatImage& got);
+bool bit_identical(const FloatImage& a, const FloatImage& b);
+
+struct Comparison {
+  Difference worst;           // the largest difference over the tolerance
+  double window_weight = 0;   // reference total weight at worst (first pass)
+  double largest_tap = 0;     // and its largest single tap weight
+  std::string describe() const;
+};
+
+// Compares `got` with the double reference for `spec` applied to `input`.
+Comparison compare_with_reference(const FilterSpec& spec, const FloatImage& input, const FloatImage& got,
+                                  double tolerance);
+// Compares two backends' outputs for the same job (CPU vs CUDA).
+Comparison compare_backends(const FilterSpec& spec, const FloatImage& input, const FloatImage& expected,
+                            const FloatImage& got, double tolerance);
+
+}  // namespace edgewise_test
