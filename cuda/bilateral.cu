@@ -108,47 +108,49 @@ __device__ __forceinline__ float4 load_scaled(const DeviceBand& in, int x, int y
   return v;
 }
 
-// Pixels whose weights all underflowed are marked NaN by the filter kernels
-// and recomputed here exactly (core's rescue_pixel) from the unscaled band.
-// A separate pass keeps the rare slow path out of the hot kernels' register
-// budget. A NaN from NaN input is recomputed too and stays NaN.
-__global__ void rescue_kernel(BilateralParams params, DeviceBand in, DeviceOutput out) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= out.width || y >= out.rows) return;
-  const size_t out_at = size_t(y) * size_t(out.width) + size_t(x);
-  bool marked = false;
-  for (int c = 0; c < (params.joint ? 1 : params.color_channels); ++c) marked |= isnan(out.plane(c)[out_at]);
-  if (!marked) return;
+// Pixels whose weights all underflowed (a transparent pixel among far
+// colours) are recomputed exactly with core's rescue_pixel, from the
+// unscaled band in global memory. Called after a thread's outputs are
+// stored, when its accumulators are dead, and kept out of line so the rare
+// slow path costs the hot loop no registers.
+__device__ __noinline__ void rescue_outputs(const BilateralParams& params, const DeviceBand& in,
+                                            const DeviceOutput& out, int x, int y0, unsigned rows) {
   const int r = params.radius;
-  const size_t centre_at = size_t(y + r) * size_t(in.width) + size_t(x + r);
-  float centre[3], result[3];
-  for (int c = 0; c < params.color_channels; ++c) centre[c] = in.plane(c)[centre_at];
-  auto fetch = [&](int dx, int dy, float* colour, float& alpha) {
-    const size_t at = centre_at + size_t(ptrdiff_t(dy) * in.width + dx);
-    for (int c = 0; c < params.color_channels; ++c) colour[c] = in.plane(c)[at];
-    alpha = params.has_alpha ? in.plane(params.color_channels)[at] : 1.0f;
-  };
-  rescue_pixel(params, centre, fetch, result);
-  for (int c = 0; c < params.color_channels; ++c) out.plane(c)[out_at] = result[c];
+  for (int k = 0; rows >> k; ++k) {
+    if (!((rows >> k) & 1u)) continue;
+    const int y = y0 + k;
+    const size_t centre_at = size_t(y + r) * size_t(in.width) + size_t(x + r);
+    float centre[3], result[3];
+    for (int c = 0; c < params.color_channels; ++c) centre[c] = in.plane(c)[centre_at];
+    auto fetch = [&](int dx, int dy, float* colour, float& alpha) {
+      const size_t at = centre_at + size_t(ptrdiff_t(dy) * in.width + dx);
+      for (int c = 0; c < params.color_channels; ++c) colour[c] = in.plane(c)[at];
+      alpha = params.has_alpha ? in.plane(params.color_channels)[at] : 1.0f;
+    };
+    rescue_pixel(params, centre, fetch, result);
+    for (int c = 0; c < params.color_channels; ++c) out.plane(c)[size_t(y) * size_t(out.width) + size_t(x)] = result[c];
+  }
 }
 
+// Returns whether the pixel needs rescue_outputs (its value is left unset).
 template <int Channels, bool Joint>
-__device__ __forceinline__ void store_output(const DeviceOutput& out, int x, int y, const Accumulator3& acc,
+__device__ __forceinline__ bool store_output(const DeviceOutput& out, int x, int y, const Accumulator3& acc,
                                              float inverse_scale) {
   const size_t out_at = size_t(y) * size_t(out.width) + size_t(x);
-
+  bool rescue = false;
 #pragma unroll
   for (int ch = 0; ch < Channels; ++ch) {
     const float weight = acc.weight[Joint ? 0 : ch];
-    // A vanishing total weight is left to rescue_kernel (marked NaN).
-    out.data[size_t(ch) * out.plane_stride + out_at] =
-        weight >= kRescueWeightSum ? acc.sum[ch] / weight * inverse_scale : __int_as_float(0x7fffffff);
+    rescue |= !(weight >= kRescueWeightSum);
+    out.data[size_t(ch) * out.plane_stride + out_at] = acc.sum[ch] / weight * inverse_scale;
   }
+  return rescue;
 }
 
 template <RangeKernel K, int Channels, bool Joint, bool Alpha, int Rows>
 __global__ void __launch_bounds__(kTileWidth * kThreadRows, TileShape<Rows>::min_blocks)
-    bilateral_tiled_kernel(DeviceBand in, DeviceOutput out, int r, float scale) {
+    bilateral_tiled_kernel(DeviceBand in, DeviceOutput out, BilateralParams params, float scale) {
+  const int r = params.radius;
   constexpr int kRowsPerThread = TileShape<Rows>::rows_per_thread;
   constexpr int kTileHeight = TileShape<Rows>::height;
   extern __shared__ float4 tile[];
@@ -225,16 +227,21 @@ __global__ void __launch_bounds__(kTileWidth * kThreadRows, TileShape<Rows>::min
 
   const float inverse_scale = 1.0f / scale;
   const int x = x0 + tx;
+  unsigned rescue_rows = 0;
 #pragma unroll
   for (int k = 0; k < kRowsPerThread; ++k) {
     const int y = y0 + ty + k;
-    if (x < out.width && y < out.rows) store_output<Channels, Joint>(out, x, y, acc[k], inverse_scale);
+    if (x < out.width && y < out.rows && store_output<Channels, Joint>(out, x, y, acc[k], inverse_scale))
+      rescue_rows |= 1u << k;
   }
+  if (rescue_rows) rescue_outputs(params, in, out, x, y0 + ty, rescue_rows);
 }
 
 // Any radius: one output per thread, samples read from global memory.
 template <RangeKernel K, int Channels, bool Joint, bool Alpha>
-__global__ void bilateral_wide_kernel(DeviceBand in, DeviceOutput out, int r, float scale, const float* spatial) {
+__global__ void bilateral_wide_kernel(DeviceBand in, DeviceOutput out, BilateralParams params, float scale,
+                                      const float* spatial) {
+  const int r = params.radius;
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= out.width || y >= out.rows) return;
   const int window = 2 * r + 1;
@@ -244,7 +251,7 @@ __global__ void bilateral_wide_kernel(DeviceBand in, DeviceOutput out, int r, fl
     for (int dx = 0; dx < window; ++dx)
       accumulate<K, Channels, Joint, Alpha>(acc, spatial[dy * window + dx],
                                             load_scaled<Channels, Alpha>(in, x + dx, y + dy, scale), centre);
-  store_output<Channels, Joint>(out, x, y, acc, 1.0f / scale);
+  if (store_output<Channels, Joint>(out, x, y, acc, 1.0f / scale)) rescue_outputs(params, in, out, x, y, 1u);
 }
 
 __global__ void copy_alpha_kernel(DeviceBand in, DeviceOutput out, int r, int alpha_plane) {
@@ -283,7 +290,7 @@ void launch_tiled(const DeviceOutput& out, const DeviceBand& in, const Bilateral
   auto kernel = bilateral_tiled_kernel<K, Channels, Joint, Alpha, Rows>;
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)),
         "raising the bilateral kernel's shared-memory limit");
-  kernel<<<grid, block, shared, stream>>>(in, out, r, scale);
+  kernel<<<grid, block, shared, stream>>>(in, out, params, scale);
   check(cudaGetLastError(), "launching the bilateral kernel");
 }
 
@@ -302,7 +309,7 @@ void launch_variant(const Plan& plan, const DeviceBand& in, const DeviceOutput& 
   } else {
     const dim3 block(32, 4);
     bilateral_wide_kernel<K, Channels, Joint, Alpha>
-        <<<grid_for(out.width, out.rows, block), block, 0, stream>>>(in, out, r, scale, device_table);
+        <<<grid_for(out.width, out.rows, block), block, 0, stream>>>(in, out, plan.params, scale, device_table);
     check(cudaGetLastError(), "launching the bilateral kernel");
   }
 }
@@ -346,9 +353,6 @@ void launch_filter(const Plan& plan, const DeviceBand& in, const DeviceOutput& o
     case RangeKernel::lorentz: launch_for_kernel<RangeKernel::lorentz>(plan, in, out, device_table, stream); break;
     case RangeKernel::huber: launch_for_kernel<RangeKernel::huber>(plan, in, out, device_table, stream); break;
   }
-  const dim3 block(32, 8);
-  rescue_kernel<<<grid_for(out.width, out.rows, block), block, 0, stream>>>(plan.params, in, out);
-  check(cudaGetLastError(), "launching the underflow rescue");
 }
 
 void launch_bilateral(const Plan& plan, const DeviceBand& in, const DeviceOutput& out, const float* device_table,

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what Edgewise builds and tests with, from Debian 12's packages.
+# CUDA is optional: when nvcc is at /usr/local/cuda it is used (no GPU needed
+# to build); without it the CPU backend alone is built.
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config
+          libpng-dev libtiff-dev libjpeg-dev      # the CLI's image I/O
+          libgtest-dev libbabl-dev                # tests (Lab is checked against babl)
+          libopencv-dev)                          # the CPU benchmark's peer
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
