@@ -160,11 +160,11 @@ __global__ void __launch_bounds__(kTileWidth * kThreadRows, TileShape<Rows>::min
 
   // Stage the tile; positions past the band repeat its last sample and feed
   // only outputs that are not stored.
-  const int thread = threadIdx.y * kTileWidth + threadIdx.x;
-  for (int i = thread; i < tile_width * tile_rows; i += kTileWidth * kThreadRows) {
-    const int tx = i % tile_width, ty = i / tile_width;
-    const int x = min(x0 + tx, in.width - 1), y = min(y0 + ty, in.rows - 1);
-    tile[i] = load_scaled<Channels, Alpha>(in, x, y, scale);
+  // Rows by warps, columns by lanes: coalesced reads, no division per sample.
+  for (int ty = threadIdx.y; ty < tile_rows; ty += kThreadRows) {
+    const int y = min(y0 + ty, in.rows - 1);
+    for (int tx = threadIdx.x; tx < tile_width; tx += kTileWidth)
+      tile[ty * tile_width + tx] = load_scaled<Channels, Alpha>(in, min(x0 + tx, in.width - 1), y, scale);
   }
   __syncthreads();
 

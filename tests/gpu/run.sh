@@ -17,7 +17,7 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_CUDA=ON -
   > "$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
 cmake --build build-gpu -j "$(nproc)" > "$LOGS/build.log" 2>&1 || { grep -E "error|Error" "$LOGS/build.log" | head -40; exit 1; }
 
-steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,bench}
+steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench}
 
 if [[ $steps == *tests* ]]; then
   step "tests (GPU suite and the whole CPU suite on this machine)"
@@ -33,6 +33,15 @@ if [[ $steps == *sanitizer* ]]; then
       || status=1
     tail -4 "$LOGS/sanitizer-$tool.log"
   done
+fi
+
+if [[ $steps == *profile* ]]; then
+  step "profile: rgb r=7 filter kernel (ncu)"
+  EDGEWISE_BENCH_ONLY=rgb:7 ncu --kernel-name regex:tiled --launch-skip 2 --launch-count 1 \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
+    --section SchedulerStats --metrics sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum \
+    build-gpu/bench/bench_cuda > "$LOGS/ncu-rgb7.txt" 2>&1 || status=1
+  grep -E "SM Frequency|Duration|Compute \(SM\)|Issue Slots|Issued Ipc|Eligible|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|Pipe|Registers|per_second|inst_executed" "$LOGS/ncu-rgb7.txt" | head -30
 fi
 
 if [[ $steps == *bench* ]]; then

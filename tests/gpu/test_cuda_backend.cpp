@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "test_support.h"
@@ -143,6 +144,47 @@ TEST(CudaBackend, EightBitBuffersAgreeWithCpu) {
   int worst = 0;
   for (size_t i = 0; i < in.size(); ++i) worst = std::max(worst, std::abs(int(gpu_out[i]) - int(cpu_out[i])));
   EXPECT_LE(worst, 1);
+}
+
+// The test hook makes the GPU fail part-way through a job, after its first
+// band has reached the output: for real on a GPU machine (an impossible
+// allocation, an invalid launch), through a simulated device elsewhere, so
+// this runs in CI too. auto must rerun on the CPU and leave exactly the CPU
+// result; cuda must report the failure.
+TEST(GpuFallback, InjectedFailureRerunsOnCpu) {
+  EW_SEEDED_RNG(rng);
+  const FloatImage image = random_image(rng, {257, 301, 4});
+  const FilterSpec spec = make_spec(ColorMode::lab, RangeKernel::gaussian, 2.5f, 10.0f, 6);
+  const FloatImage cpu = run_cpu(spec, image);
+  for (const char* failure : {"oom", "launch"}) {
+    SCOPED_TRACE(failure);
+    setenv("EDGEWISE_INJECT_GPU_FAILURE", failure, 1);
+    for (bool buffers : {false, true}) {
+      RunOptions options;
+      options.plan_options.band_rows = 16;
+      options.backend_options.gpu_memory_budget = size_t(4) << 20;  // several bands
+      std::vector<std::string> notices;
+      options.notice = [&](const std::string& message) { notices.push_back(message); };
+      FloatImage source = image, output(image.shape());
+      RunReport report;
+      if (buffers) {
+        const ImageBuffer in{source.pixels().data(), image.shape(), SampleType::f32, 0};
+        const ImageBuffer out{output.pixels().data(), image.shape(), SampleType::f32, 0};
+        report = run_filter(spec, in, out, options);
+      } else {
+        report = run_filter(spec, image.shape(), source, output, options);
+      }
+      EXPECT_FALSE(report.fallback_reason.empty());
+      EXPECT_NE(report.backend.find("cpu"), std::string::npos) << report.backend;
+      ASSERT_EQ(notices.size(), 1u);
+      EXPECT_NE(notices[0].find("rerunning on the CPU"), std::string::npos) << notices[0];
+      EXPECT_TRUE(bit_identical(cpu, output)) << "the output holds more than the CPU's result";
+
+      options.backend = BackendChoice::cuda;
+      EXPECT_THROW(run_filter(spec, image.shape(), source, output, options), BackendError);
+    }
+    unsetenv("EDGEWISE_INJECT_GPU_FAILURE");
+  }
 }
 
 // A short run for compute-sanitizer (memcheck, racecheck): every kernel
