@@ -1,7 +1,11 @@
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <stdexcept>
 
 #include "image_file.h"
@@ -9,13 +13,19 @@
 namespace edgewise_cli {
 
 FileFormat detect_format(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(info.st_mode)) throw std::runtime_error(path + " is a directory, not an image file");
   std::ifstream file(path, std::ios::binary);
   if (!file) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  if (info.st_size == 0) throw std::runtime_error(path + " is empty");
   unsigned char magic[8] = {};
   file.read(reinterpret_cast<char*>(magic), sizeof magic);
   if (file.gcount() >= 8 && std::memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0) return FileFormat::png;
   if (file.gcount() >= 3 && magic[0] == 0xff && magic[1] == 0xd8 && magic[2] == 0xff) return FileFormat::jpeg;
-  if (file.gcount() >= 4 && (std::memcmp(magic, "II*\0", 4) == 0 || std::memcmp(magic, "MM\0*", 4) == 0))
+  // Classic TIFF (42) and BigTIFF (43), either byte order.
+  if (file.gcount() >= 4 && (std::memcmp(magic, "II*\0", 4) == 0 || std::memcmp(magic, "MM\0*", 4) == 0 ||
+                             std::memcmp(magic, "II+\0", 4) == 0 || std::memcmp(magic, "MM\0+", 4) == 0))
     return FileFormat::tiff;
   throw std::runtime_error(path + ": unsupported file format (expected PNG, JPEG or TIFF)");
 }
@@ -31,10 +41,19 @@ FileFormat format_for_output(const std::string& path) {
 }
 
 DecodedImage read_image(const std::string& path) {
-  switch (detect_format(path)) {
-    case FileFormat::png: return read_png(path);
-    case FileFormat::jpeg: return read_jpeg(path);
-    case FileFormat::tiff: return read_tiff(path);
+  const FileFormat format = detect_format(path);
+  try {
+    switch (format) {
+      case FileFormat::png:
+        return read_png(path);
+      case FileFormat::jpeg:
+        return read_jpeg(path);
+      case FileFormat::tiff:
+        return read_tiff(path);
+    }
+  } catch (const std::bad_alloc&) {
+    // A damaged or hostile header can claim any size.
+    throw std::runtime_error(path + ": not enough memory to decode this image");
   }
   throw std::logic_error("unreachable");
 }
@@ -50,9 +69,12 @@ void check_writable(FileFormat format, const DecodedImage& image, const std::str
 void write_image(const std::string& path, FileFormat format, const DecodedImage& image) {
   check_writable(format, image, path);
   switch (format) {
-    case FileFormat::png: return write_png(path, image);
-    case FileFormat::jpeg: return write_jpeg(path, image);
-    case FileFormat::tiff: return write_tiff(path, image);
+    case FileFormat::png:
+      return write_png(path, image);
+    case FileFormat::jpeg:
+      return write_jpeg(path, image);
+    case FileFormat::tiff:
+      return write_tiff(path, image);
   }
 }
 

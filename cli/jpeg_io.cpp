@@ -1,4 +1,6 @@
-// JPEG through libjpeg(-turbo): 8-bit grey or RGB.
+// JPEG through libjpeg(-turbo): 8-bit grey or RGB. Warnings while reading
+// (a truncated or damaged stream) are errors: libjpeg would otherwise fill
+// the missing rows with grey and we would filter and save a broken photo.
 #include <csetjmp>
 #include <cstddef>
 #include <cstdio>
@@ -22,14 +24,23 @@ struct ErrorManager {
   char message[JMSG_LENGTH_MAX];
 };
 
-void on_error(j_common_ptr info) {
+[[noreturn]] void on_error(j_common_ptr info) {
   auto* manager = reinterpret_cast<ErrorManager*>(info->err);
   (*info->err->format_message)(info, manager->message);
   std::longjmp(manager->jump, 1);
 }
 
+// Level -1 is a warning about the data; higher levels are trace messages.
+void on_read_message(j_common_ptr info, int level) {
+  if (level < 0) on_error(info);
+}
+
+void on_write_message(j_common_ptr, int) {}
+
 struct FileCloser {
-  void operator()(FILE* f) const { if (f) std::fclose(f); }
+  void operator()(FILE* f) const {
+    if (f) std::fclose(f);
+  }
 };
 
 }  // namespace
@@ -41,6 +52,7 @@ DecodedImage read_jpeg(const std::string& path) {
   ErrorManager errors{};
   info.err = jpeg_std_error(&errors.base);
   errors.base.error_exit = on_error;
+  errors.base.emit_message = on_read_message;
   DecodedImage image;
   if (setjmp(errors.jump)) {
     jpeg_destroy_decompress(&info);
@@ -49,7 +61,10 @@ DecodedImage read_jpeg(const std::string& path) {
   jpeg_create_decompress(&info);
   jpeg_stdio_src(&info, file.get());
   jpeg_read_header(&info, TRUE);
-  // CMYK and other spaces are converted to RGB by the library where it can.
+  if (info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK) {
+    jpeg_destroy_decompress(&info);
+    throw std::runtime_error(path + ": CMYK JPEG is not supported (only grey and RGB)");
+  }
   info.out_color_space = info.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_start_decompress(&info);
   image.width = int(info.output_width);
@@ -73,6 +88,7 @@ void write_jpeg(const std::string& path, const DecodedImage& image) {
   ErrorManager errors{};
   info.err = jpeg_std_error(&errors.base);
   errors.base.error_exit = on_error;
+  errors.base.emit_message = on_write_message;
   if (setjmp(errors.jump)) {
     jpeg_destroy_compress(&info);
     throw std::runtime_error("cannot write " + path + " (" + errors.message + ")");
@@ -84,7 +100,13 @@ void write_jpeg(const std::string& path, const DecodedImage& image) {
   info.input_components = image.channels;
   info.in_color_space = image.channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_set_defaults(&info);
-  jpeg_set_quality(&info, 95, TRUE);  // a denoiser's output should not gain artefacts
+  // A denoiser's output should not gain artefacts: high quality, and no
+  // chroma subsampling (4:4:4), which would halve the colour resolution.
+  jpeg_set_quality(&info, 95, TRUE);
+  for (int c = 0; c < info.num_components; ++c) {
+    info.comp_info[c].h_samp_factor = 1;
+    info.comp_info[c].v_samp_factor = 1;
+  }
   jpeg_start_compress(&info, TRUE);
   while (info.next_scanline < info.image_height) {
     JSAMPROW row = const_cast<JSAMPROW>(image.bytes.data() + size_t(info.next_scanline) * image.row_bytes());

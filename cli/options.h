@@ -9,6 +9,11 @@
 
 namespace edgewise_cli {
 
+// Exit statuses, documented in --help.
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;  // a file, image or backend problem
+constexpr int kExitUsage = 2;    // bad options or parameter values
+
 struct CliOptions {
   edgewise::FilterSpec spec;
   edgewise::RunOptions run;
@@ -18,7 +23,8 @@ struct CliOptions {
   bool version = false;
 };
 
-// Throws std::invalid_argument with one message naming what is wrong.
+// Throws std::invalid_argument with one message naming what is wrong; the
+// spec it returns has passed edgewise::validate().
 CliOptions parse_options(int argc, char** argv);
 std::string help_text();
 

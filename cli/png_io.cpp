@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <vector>
 
@@ -16,7 +17,9 @@ namespace edgewise_cli {
 namespace {
 
 struct FileCloser {
-  void operator()(FILE* f) const { if (f) std::fclose(f); }
+  void operator()(FILE* f) const {
+    if (f) std::fclose(f);
+  }
 };
 using File = std::unique_ptr<FILE, FileCloser>;
 
@@ -38,7 +41,11 @@ DecodedImage read_png(const std::string& path) {
   if (!file) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
   std::string error;
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &error, png_fail, png_warn);
-  png_infop info = png_create_info_struct(png);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  if (!info) {
+    png_destroy_read_struct(&png, nullptr, nullptr);
+    throw std::bad_alloc();
+  }
   DecodedImage image;
   std::vector<png_bytep> rows;
   if (setjmp(png_jmpbuf(png))) {
@@ -53,7 +60,8 @@ DecodedImage read_png(const std::string& path) {
   if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (color == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
   if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
-  if (depth == 16 && little_endian()) png_set_swap(png);
+  if (depth == 16 && little_endian()) png_set_swap(png);  // PNG stores 16-bit samples big-endian
+  png_set_interlace_handling(png);                        // Adam7 files arrive de-interlaced
   png_read_update_info(png, info);
   image.width = int(png_get_image_width(png, info));
   image.height = int(png_get_image_height(png, info));
@@ -74,7 +82,11 @@ void write_png(const std::string& path, const DecodedImage& image) {
   if (!file) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
   std::string error;
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, png_fail, png_warn);
-  png_infop info = png_create_info_struct(png);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  if (!info) {
+    png_destroy_write_struct(&png, nullptr);
+    throw std::bad_alloc();
+  }
   std::vector<png_bytep> rows(size_t(image.height));
   if (setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
@@ -85,6 +97,10 @@ void write_png(const std::string& path, const DecodedImage& image) {
                                PNG_COLOR_TYPE_RGB_ALPHA};
   png_set_IHDR(png, info, png_uint_32(image.width), png_uint_32(image.height), image.bits, kColor[image.channels],
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  // zlib level 4 instead of the default 6: on a 4000x3000 RGB photo
+  // (Debian 12 zlib 1.2.13, one core of the dev VM) 1.1 s instead of 3.4 s
+  // for a file 3.7% larger; PNG writing otherwise dominates a CPU run.
+  png_set_compression_level(png, 4);
   png_write_info(png, info);
   if (image.bits == 16 && little_endian()) png_set_swap(png);
   for (int y = 0; y < image.height; ++y)

@@ -1,0 +1,32 @@
+// A run of the CLI as a list of jobs (one per input), checked as a whole
+// before any output is written, then carried out one at a time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine.h"
+#include "image_file.h"
+
+namespace edgewise_cli {
+
+struct Job {
+  std::string input;
+  std::string output;
+  FileFormat format = FileFormat::png;
+  DecodedImage image;  // the decoded input when kept from checking, else empty
+};
+
+// Decides every output path and format and checks all that can be checked
+// without filtering: each input decodes completely, the output format can
+// hold it, each output directory accepts new files, and no two inputs share
+// an output. Several inputs need output to be an existing directory; one
+// input may name a file or a directory. Throws std::runtime_error naming
+// the first problem.
+std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output);
+
+// Filters and writes each job in turn; every output appears whole or not at
+// all. Progress and notices go to stderr.
+void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options);
+
+}  // namespace edgewise_cli
