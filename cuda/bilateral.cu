@@ -205,16 +205,24 @@ __global__ void __launch_bounds__(kTileWidth * kThreadRows, TileShape<Rows>::min
 #pragma unroll
       for (int k = 0; k <= j; ++k) accumulate<K, Channels, Joint, Alpha>(acc[k], spatial[k], n, centre[k]);
     }
-    // Unrolled by the row count, so the shift of spatial[] is register renaming.
-#pragma unroll kRowsPerThread
-    for (int j = kRowsPerThread - 1; j < window; ++j) {  // body: every output
+    // Body rows in chunks of the row count, unrolled, so the shift of
+    // spatial[] is register renaming; then any remaining rows one by one.
+    // (A "#pragma unroll N" on the plain loop left r = 7 in the rolled
+    // remainder loop: 13.9 instead of 11.7 instructions per tap.)
+    auto body_row = [&](int j) {
 #pragma unroll
       for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
       spatial[0] = spatial_column[j * window];
       const float4 n = column[j * tile_width];
 #pragma unroll
       for (int k = 0; k < kRowsPerThread; ++k) accumulate<K, Channels, Joint, Alpha>(acc[k], spatial[k], n, centre[k]);
+    };
+    int j = kRowsPerThread - 1;
+    for (; j + kRowsPerThread <= window; j += kRowsPerThread) {
+#pragma unroll
+      for (int u = 0; u < kRowsPerThread; ++u) body_row(j + u);
     }
+    for (; j < window; ++j) body_row(j);
 #pragma unroll
     for (int t = 1; t < kRowsPerThread; ++t) {  // tail: outputs k >= t
 #pragma unroll

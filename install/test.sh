@@ -8,3 +8,7 @@ install/deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_WERROR=ON
 cmake --build build
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+# ctest does not print why a test skipped; say why the GPU tests did.
+if [ -x build/tests/gpu/test_cuda_backend ]; then
+  build/tests/gpu/test_cuda_backend --gtest_filter='CudaBackendShort.*' 2>&1 | grep -m1 "no usable CUDA device" || true
+fi
