@@ -12,16 +12,20 @@
 
 namespace edgewise::cuda {
 
-class DeviceMemory {
+// Memory from one CUDA allocator, freed by its matching call.
+template <cudaError_t (*Allocate)(void**, size_t), cudaError_t (*Release)(void*)>
+class CudaMemory {
  public:
-  DeviceMemory() = default;
-  explicit DeviceMemory(size_t bytes) {
-    if (bytes) check(cudaMalloc(&data_, bytes), "allocating device memory");
+  CudaMemory() = default;
+  explicit CudaMemory(size_t bytes) {
+    if (bytes) check(Allocate(&data_, bytes), "allocating GPU or pinned host memory");
   }
-  ~DeviceMemory() { if (data_) cudaFree(data_); }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(DeviceMemory&& other) noexcept {
+  ~CudaMemory() {
+    if (data_) Release(data_);
+  }
+  CudaMemory(const CudaMemory&) = delete;
+  CudaMemory& operator=(const CudaMemory&) = delete;
+  CudaMemory& operator=(CudaMemory&& other) noexcept {
     std::swap(data_, other.data_);
     return *this;
   }
@@ -32,25 +36,13 @@ class DeviceMemory {
   void* data_ = nullptr;
 };
 
-class PinnedMemory {
- public:
-  PinnedMemory() = default;
-  explicit PinnedMemory(size_t bytes) {
-    if (bytes) check(cudaMallocHost(&data_, bytes), "allocating pinned host memory");
-  }
-  ~PinnedMemory() { if (data_) cudaFreeHost(data_); }
-  PinnedMemory(const PinnedMemory&) = delete;
-  PinnedMemory& operator=(const PinnedMemory&) = delete;
-  PinnedMemory& operator=(PinnedMemory&& other) noexcept {
-    std::swap(data_, other.data_);
-    return *this;
-  }
-  template <class T>
-  T* as() const { return static_cast<T*>(data_); }
+inline cudaError_t allocate_device(void** data, size_t bytes) { return cudaMalloc(data, bytes); }
+inline cudaError_t allocate_pinned(void** data, size_t bytes) { return cudaMallocHost(data, bytes); }
+inline cudaError_t release_device(void* data) { return cudaFree(data); }
+inline cudaError_t release_pinned(void* data) { return cudaFreeHost(data); }
 
- private:
-  void* data_ = nullptr;
-};
+using DeviceMemory = CudaMemory<allocate_device, release_device>;
+using PinnedMemory = CudaMemory<allocate_pinned, release_pinned>;
 
 class Stream {
  public:
