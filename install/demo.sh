@@ -6,5 +6,5 @@ install/deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release > build.log 2>&1 || { cat build.log; exit 1; }
 cmake --build build >> build.log 2>&1 || { tail -40 build.log; exit 1; }
 out="$PWD/build/astronaut_denoised.png"
-build/cli/edgewise --mode lab --sigma-s 2 --sigma-r 8 tests/data/astronaut_noisy.png -o "$out"
+build/cli/edgewise --mode lab --sigma-s 2 --sigma-r 12 tests/data/astronaut_noisy.png -o "$out"
 echo "Denoised tests/data/astronaut_noisy.png -> $out"
