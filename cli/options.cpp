@@ -152,6 +152,12 @@ std::string help_text() {
              0)
       << "\nFilter options:\n";
   for (const auto& info : edgewise::param_table()) describe_param(out, info);
+  out << "\nAdaptive filter options (--filter adaptive):\n"
+      << wrap("Per pixel, sigma-r' = clamp(k (sqrt(v) + eps), min, max) replaces sigma-r, v being the "
+              "bilateral-weighted local variance. Normalized units: code values / 255, or Delta E / 100 "
+              "in lab mode.",
+              0);
+  for (const auto& info : edgewise::adaptive_param_table()) describe_param(out, info);
   out << "\nRun options:\n"
          "  --backend auto|cpu|cuda\n"
       << wrap(

@@ -29,6 +29,8 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // Why this backend cannot run the plan, or "" when it can.
+  virtual std::string unsupported(const Plan& /*plan*/) const { return ""; }
   // One pass: reads every row of source, writes every row of sink once.
   virtual void run_pass(const Plan& plan, PixelSource& source, PixelSink& sink,
                         const ProgressFn& progress, double progress_base, double progress_span) = 0;

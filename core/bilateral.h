@@ -21,7 +21,26 @@ struct BilateralParams {
   RangeKernel kernel;
   float range_coefficient;  // see tap_weight
   float spatial_log2_coefficient;  // log2(e) / (2 sigma_s^2), for rescue_pixel
+  // The variance-adaptive filter (see adaptive_coefficient).
+  bool adaptive;
+  float adapt_k, adapt_eps, adapt_min, adapt_max;
+  float normalized_unit2;    // (normalized units per working unit)^2: 1, or 1e-4 for Delta E
+  float coefficient_factor;  // 0.5 log2(e) for the folded Gaussian, 1 for the other kernels
 };
+
+// The variance-adaptive bilateral filter's per-pixel range coefficient (the
+// value range_coefficient has for sigma_r'(p)). From a first pass over the
+// window with the user's weights: v = sum w d^2 / sum w (d^2 in working
+// units, weighted_d2 = sum w d^2), sigma_r' = clamp(k (sqrt(v) + eps), min,
+// max) in normalized units. A window without weight counts as v = 0.
+template <class T>
+EW_HD T adaptive_coefficient(const BilateralParams& p, T weighted_d2, T weight_sum) {
+  const T v = weight_sum > 0.0f ? weighted_d2 / weight_sum * p.normalized_unit2 : T{};
+  const T root = ew_sqrt(v);
+  T sigma = (root + p.adapt_eps) * p.adapt_k;
+  sigma = ew_min(ew_max(sigma, T{} + p.adapt_min), T{} + p.adapt_max);
+  return p.coefficient_factor * p.normalized_unit2 / (sigma * sigma);
+}
 
 // Weight of one tap from the plan's spatial term for that tap and the squared
 // colour difference d2 in working units (0..1 samples, or Lab).
@@ -31,8 +50,8 @@ struct BilateralParams {
 //  others:   spatial_term = exp(-|p-q|^2 / (2 sigma_s^2)) and
 //            range_coefficient = unit^2 / sigma_r^2, so q = (x / sigma_r)^2.
 // unit is 255 for code values (per-channel, rgb, grey) and 1 for Delta E.
-template <RangeKernel K, class T>
-EW_HD T tap_weight(T spatial_term, T d2, float range_coefficient) {
+template <RangeKernel K, class T, class Coefficient>
+EW_HD T tap_weight(T spatial_term, T d2, Coefficient range_coefficient) {
   if constexpr (K == RangeKernel::gaussian) {
     return ew_exp2(spatial_term - d2 * range_coefficient);
   } else if constexpr (K == RangeKernel::tukey) {

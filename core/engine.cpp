@@ -37,12 +37,17 @@ static void run_passes(Backend& backend, const Plan& plan, PixelSource& source, 
 
 // Runs the job on the requested backend, and in auto mode on the CPU when
 // the GPU is absent or fails. `job` runs one backend over the whole image.
-static RunReport run_with_fallback(const RunOptions& options,
+static RunReport run_with_fallback(const Plan& plan, const RunOptions& options,
                                    const std::function<void(Backend&)>& job) {
   RunReport report;
   if (options.backend != BackendChoice::cpu) {
     std::string why_not;
     std::unique_ptr<Backend> gpu = make_cuda_backend(options.backend_options, why_not);
+    if (gpu && !gpu->unsupported(plan).empty()) {
+      why_not = gpu->unsupported(plan);
+      gpu.reset();
+      if (options.backend == BackendChoice::automatic && options.notice) options.notice(why_not + "; using the CPU");
+    }
     if (!gpu && options.backend == BackendChoice::cuda)
       throw BackendError("CUDA backend requested but unavailable: " + why_not);
     if (gpu) {
@@ -68,7 +73,7 @@ static RunReport run_with_fallback(const RunOptions& options,
 RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source,
                      PixelSink& sink, const RunOptions& options) {
   const Plan plan = make_plan(spec, shape, options.plan_options);
-  return run_with_fallback(options, [&](Backend& backend) {
+  return run_with_fallback(plan, options, [&](Backend& backend) {
     run_passes(backend, plan, source, sink, options.progress);
   });
 }
@@ -79,7 +84,7 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
       in.shape.channels != out.shape.channels)
     throw std::invalid_argument("input and output images differ in size or channels");
   const Plan plan = make_plan(spec, in.shape, options.plan_options);
-  return run_with_fallback(options, [&](Backend& backend) {
+  return run_with_fallback(plan, options, [&](Backend& backend) {
     if (backend.run_buffers(plan, in, out, options.progress)) return;
     BufferSource source(in);
     BufferSink sink(out);

@@ -30,9 +30,20 @@ const std::vector<ParamInfo>& param_table() {
   return table;
 }
 
+const std::vector<ParamInfo>& adaptive_param_table() {
+  static const std::vector<ParamInfo> table = {
+#define EW_NUM_PARAM(type, field, flag, label, unit, def, hmin, hmax, smin, smax, help) \
+  ParamInfo{#field, flag, label, unit, help, false, std::is_integral<type>::value,        \
+            static_cast<double>(def), hmin, hmax, smin, smax, nullptr, {}},
+#include "adaptive_params.def"
+  };
+  return table;
+}
+
 const ParamInfo* find_param(const std::string& cli_flag) {
-  for (const auto& info : param_table())
-    if (cli_flag == info.cli_flag) return &info;
+  for (const auto* table : {&param_table(), &adaptive_param_table()})
+    for (const auto& info : *table)
+      if (cli_flag == info.cli_flag) return &info;
   return nullptr;
 }
 
@@ -42,6 +53,9 @@ double get_param(const FilterSpec& spec, const std::string& cli_flag) {
 #define EW_NUM_PARAM(type, field, flag, ...) \
   if (cli_flag == flag) return static_cast<double>(spec.field);
 #include "params.def"
+#define EW_NUM_PARAM(type, field, flag, ...) \
+  if (cli_flag == flag) return static_cast<double>(spec.field);
+#include "adaptive_params.def"
   return std::numeric_limits<double>::quiet_NaN();
 }
 
@@ -93,6 +107,9 @@ std::string set_param(FilterSpec& spec, const std::string& cli_flag, double valu
 #define EW_NUM_PARAM(type, field, flag, ...) \
   if (cli_flag == flag) spec.field = static_cast<type>(value);
 #include "params.def"
+#define EW_NUM_PARAM(type, field, flag, ...) \
+  if (cli_flag == flag) spec.field = static_cast<type>(value);
+#include "adaptive_params.def"
   return "";
 }
 
@@ -113,10 +130,14 @@ std::string set_param(FilterSpec& spec, const std::string& cli_flag, const std::
 }
 
 std::string validate(const FilterSpec& spec) {
-  for (const auto& info : param_table()) {
-    std::string error = check_value(info, get_param(spec, info.cli_flag));
-    if (!error.empty()) return error;
-  }
+  for (const auto* table : {&param_table(), &adaptive_param_table()})
+    for (const auto& info : *table) {
+      std::string error = check_value(info, get_param(spec, info.cli_flag));
+      if (!error.empty()) return error;
+    }
+  if (spec.adapt_min > spec.adapt_max)
+    return "invalid adapt-min " + format_number(spec.adapt_min) + ": must not exceed adapt-max " +
+           format_number(spec.adapt_max);
   return "";
 }
 

@@ -7,7 +7,7 @@
 
 namespace edgewise {
 
-enum class FilterKind { bilateral = 0 };
+enum class FilterKind { bilateral = 0, adaptive = 1 };
 enum class ColorMode { per_channel = 0, rgb = 1, lab = 2 };
 enum class RangeKernel { gaussian = 0, tukey = 1, lorentz = 2, huber = 3 };
 
@@ -16,6 +16,9 @@ struct FilterSpec {
 #define EW_NUM_PARAM(type, field, flag, label, unit, def, hmin, hmax, smin, smax, help) \
   type field = static_cast<type>(def);
 #include "params.def"
+#define EW_NUM_PARAM(type, field, flag, label, unit, def, hmin, hmax, smin, smax, help) \
+  type field = static_cast<type>(def);
+#include "adaptive_params.def"
 };
 
 // Describes one parameter of params.def for front ends that build options,
@@ -34,7 +37,11 @@ struct ParamInfo {
   std::vector<const char*> tokens;  // enum spellings, index = PDB value
 };
 
+// The bilateral filter's parameters (params.def), in declaration order.
 const std::vector<ParamInfo>& param_table();
+// The adaptive filter's additional parameters (adaptive_params.def).
+const std::vector<ParamInfo>& adaptive_param_table();
+// Searches both tables.
 const ParamInfo* find_param(const std::string& cli_flag);
 
 // Sets a parameter from its textual form ("lab", "2.5"). Returns an empty

@@ -40,6 +40,13 @@ static BilateralParams make_params(const FilterSpec& spec, const ImageShape& sha
   const double q_scale = unit * unit / (sigma * sigma);
   p.spatial_log2_coefficient =
       static_cast<float>(kLog2eDouble / (2.0 * double(spec.sigma_s) * double(spec.sigma_s)));
+  p.adaptive = spec.filter == FilterKind::adaptive;
+  p.adapt_k = spec.adapt_k;
+  p.adapt_eps = spec.adapt_eps;
+  p.adapt_min = spec.adapt_min;
+  p.adapt_max = spec.adapt_max;
+  p.normalized_unit2 = p.lab ? 1e-4f : 1.0f;  // working units: 0..1 samples, or Delta E
+  p.coefficient_factor = static_cast<float>(p.kernel == RangeKernel::gaussian ? 0.5 * kLog2eDouble : 1.0);
   p.range_coefficient = static_cast<float>(p.kernel == RangeKernel::gaussian ? 0.5 * q_scale * kLog2eDouble
                                                                            : q_scale);
   return p;

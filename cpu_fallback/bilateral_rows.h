@@ -43,10 +43,12 @@ inline void store(float* p, vec<N> v, int count) {
 }
 
 // Recomputes, with core's rescue_pixel, the pixels of a stored vector whose
-// weight sum fell below kRescueWeightSum (see bilateral.h).
+// weight sum fell below kRescueWeightSum (see bilateral.h). `coefficients`
+// holds the adaptive filter's per-pixel range coefficients (one vector per
+// weight group), or is null for the plan's own.
 template <int N>
 void rescue_lanes(const Plan& plan, const PaddedBand& in, const OutputBand& out, int y, int x0, int count,
-                  const vec<N>* weight_sums, int groups) {
+                  const vec<N>* weight_sums, int groups, const vec<N>* coefficients) {
   const BilateralParams& p = plan.params;
   const int r = plan.radius, pw = in.width;
   for (int lane = 0; lane < count; ++lane) {
@@ -55,121 +57,136 @@ void rescue_lanes(const Plan& plan, const PaddedBand& in, const OutputBand& out,
     if (!needed) continue;
     const int x = x0 + lane;
     const size_t centre_at = size_t(y + r) * size_t(pw) + size_t(x + r);
-    float centre[3], result[3];
+    float centre[3], result[3], channel_result[3];
     for (int c = 0; c < p.color_channels; ++c) centre[c] = in.plane(c)[centre_at];
     auto fetch = [&](int dx, int dy, float* colour, float& alpha) {
       const size_t at = centre_at + size_t(ptrdiff_t(dy) * pw + dx);
       for (int c = 0; c < p.color_channels; ++c) colour[c] = in.plane(c)[at];
       alpha = p.has_alpha ? in.plane(p.color_channels)[at] : 1.0f;
     };
-    rescue_pixel(p, centre, fetch, result);
+    // Each weight group with its own coefficient (they differ only in the
+    // adaptive per-channel filter).
+    for (int g = 0; g < groups; ++g) {
+      BilateralParams params = p;
+      if (coefficients) params.range_coefficient = coefficients[g][lane];
+      rescue_pixel(params, centre, fetch, channel_result);
+      for (int c = 0; c < p.color_channels; ++c)
+        if (groups == 1 || c == g) result[c] = channel_result[c];
+    }
     for (int c = 0; c < p.color_channels; ++c) out.plane(c)[size_t(y) * size_t(out.width) + size_t(x)] = result[c];
   }
 }
 
-// One weight per tap from the distance over all colour channels (rgb, lab,
-// grey). C is 1 or 3.
-template <int N, RangeKernel K, int C, bool Alpha>
-void joint_rows(const Plan& plan, const PaddedBand& in, const OutputBand& out, int row_begin, int row_end) {
-  const int r = plan.radius, window = plan.window(), pw = in.width;
+// Walks the window of N output pixels starting at (x0, y), calling
+// visit(w, neighbour, channel) per tap and weight group: one group over all
+// C channels (Joint) or one per channel. coefficient is the range
+// coefficient, the plan's (float) or per pixel (adaptive, vector).
+template <int N, RangeKernel K, int C, bool Joint, bool Alpha, class Coefficient, class Visit>
+inline void walk_window(const Plan& plan, const PaddedBand& in, int y, int x0, const vec<N>* centre,
+                        const Coefficient* coefficient, Visit&& visit) {
+  const int window = plan.window(), pw = in.width;
   const float* spatial_term = plan.spatial_term.data();
-  const float coefficient = plan.params.range_coefficient;
   const float* alpha = Alpha ? in.plane(C) : nullptr;
+  for (int dy = 0; dy < window; ++dy) {
+    const size_t row_at = size_t(y + dy) * size_t(pw) + size_t(x0);
+    for (int dx = 0; dx < window; ++dx) {
+      const vec<N> spatial = splat<N>(spatial_term[dy * window + dx]);
+      const vec<N> a = Alpha ? load<N>(alpha + row_at + size_t(dx)) : splat<N>(1.0f);
+      vec<N> neighbour[C], d2[C];
+      for (int c = 0; c < C; ++c) {
+        neighbour[c] = load<N>(in.plane(c) + row_at + size_t(dx));
+        const vec<N> diff = neighbour[c] - centre[c];
+        d2[c] = diff * diff;
+      }
+      if constexpr (Joint) {
+        vec<N> distance2 = d2[0];
+        for (int c = 1; c < C; ++c) distance2 += d2[c];
+        vec<N> w = tap_weight<K>(spatial, distance2, coefficient[0]);
+        if constexpr (Alpha) w *= a;
+        visit(w, neighbour, distance2, 0);
+      } else {
+        for (int c = 0; c < C; ++c) {
+          vec<N> w = tap_weight<K>(spatial, d2[c], coefficient[c]);
+          if constexpr (Alpha) w *= a;
+          visit(w, neighbour, d2[c], c);
+        }
+      }
+    }
+  }
+}
 
+// The filter for rows [row_begin, row_end) of a band. C is 1 or 3 colour
+// channels; Joint: one weight per tap from the distance over all of them
+// (rgb, lab, grey), else one per channel (per-channel). Adaptive: a first
+// walk measures each pixel's local variance and sets its range coefficient
+// (adaptive_coefficient in core), a second one filters with it.
+template <int N, RangeKernel K, int C, bool Joint, bool Alpha, bool Adaptive>
+void filter_rows(const Plan& plan, const PaddedBand& in, const OutputBand& out, int row_begin, int row_end) {
+  constexpr int groups = Joint ? 1 : C;
+  const int r = plan.radius, pw = in.width;
+  const float plan_coefficient[3] = {plan.params.range_coefficient, plan.params.range_coefficient,
+                                     plan.params.range_coefficient};
   for (int y = row_begin; y < row_end; ++y) {
     for (int x0 = 0; x0 < out.width; x0 += N) {
       const size_t centre_at = size_t(y + r) * size_t(pw) + size_t(x0 + r);
-      vec<N> centre[C], sum[C];
+      vec<N> centre[C], sum[C], weight_sum[groups];
       for (int c = 0; c < C; ++c) {
         centre[c] = load<N>(in.plane(c) + centre_at);
         sum[c] = vec<N>{};
       }
-      vec<N> weight_sum{};
-      for (int dy = 0; dy < window; ++dy) {
-        const size_t row_at = size_t(y + dy) * size_t(pw) + size_t(x0);
-        const float* rows[C];
-        for (int c = 0; c < C; ++c) rows[c] = in.plane(c) + row_at;
-        for (int dx = 0; dx < window; ++dx) {
-          vec<N> neighbour[C];
-          vec<N> distance2{};
-          for (int c = 0; c < C; ++c) {
-            neighbour[c] = load<N>(rows[c] + dx);
-            const vec<N> diff = neighbour[c] - centre[c];
-            distance2 += diff * diff;
-          }
-          const int tap = dy * window + dx;
-          vec<N> w = tap_weight<K>(splat<N>(spatial_term[tap]), distance2, coefficient);
-          if constexpr (Alpha) w *= load<N>(alpha + row_at + size_t(dx));
+      for (int g = 0; g < groups; ++g) weight_sum[g] = vec<N>{};
+      auto accumulate = [&](vec<N> w, const vec<N>* neighbour, vec<N>, int group) {
+        if constexpr (Joint) {
           for (int c = 0; c < C; ++c) sum[c] += w * neighbour[c];
-          weight_sum += w;
+        } else {
+          sum[group] += w * neighbour[group];
         }
-      }
-      const int count = out.width - x0 < N ? out.width - x0 : N;
-      const size_t out_at = size_t(y) * size_t(out.width) + size_t(x0);
-      for (int c = 0; c < C; ++c) store<N>(out.plane(c) + out_at, normalise(sum[c], weight_sum, centre[c]), count);
-      rescue_lanes<N>(plan, in, out, y, x0, count, &weight_sum, 1);
-    }
-  }
-}
-
-// Three colour channels, each weighted by its own difference.
-template <int N, RangeKernel K, bool Alpha>
-void per_channel_rows(const Plan& plan, const PaddedBand& in, const OutputBand& out, int row_begin, int row_end) {
-  constexpr int C = 3;
-  const int r = plan.radius, window = plan.window(), pw = in.width;
-  const float* spatial_term = plan.spatial_term.data();
-  const float coefficient = plan.params.range_coefficient;
-  const float* alpha = Alpha ? in.plane(C) : nullptr;
-
-  for (int y = row_begin; y < row_end; ++y) {
-    for (int x0 = 0; x0 < out.width; x0 += N) {
-      const size_t centre_at = size_t(y + r) * size_t(pw) + size_t(x0 + r);
-      vec<N> centre[C], sum[C], weight_sum[C];
-      for (int c = 0; c < C; ++c) {
-        centre[c] = load<N>(in.plane(c) + centre_at);
-        sum[c] = weight_sum[c] = vec<N>{};
-      }
-      for (int dy = 0; dy < window; ++dy) {
-        const size_t row_at = size_t(y + dy) * size_t(pw) + size_t(x0);
-        for (int dx = 0; dx < window; ++dx) {
-          const int tap = dy * window + dx;
-          const vec<N> spatial = splat<N>(spatial_term[tap]);
-          const vec<N> a = Alpha ? load<N>(alpha + row_at + size_t(dx)) : splat<N>(1.0f);
-          for (int c = 0; c < C; ++c) {
-            const vec<N> neighbour = load<N>(in.plane(c) + row_at + size_t(dx));
-            const vec<N> diff = neighbour - centre[c];
-            vec<N> w = tap_weight<K>(spatial, diff * diff, coefficient);
-            if constexpr (Alpha) w *= a;
-            sum[c] += w * neighbour;
-            weight_sum[c] += w;
-          }
-        }
+        weight_sum[group] += w;
+      };
+      vec<N> coefficient[groups];
+      if constexpr (Adaptive) {
+        vec<N> weighted_d2[groups], total[groups];
+        for (int g = 0; g < groups; ++g) weighted_d2[g] = total[g] = vec<N>{};
+        walk_window<N, K, C, Joint, Alpha>(plan, in, y, x0, centre, plan_coefficient,
+                                            [&](vec<N> w, const vec<N>*, vec<N> d2, int group) {
+                                              weighted_d2[group] += w * d2;
+                                              total[group] += w;
+                                            });
+        for (int g = 0; g < groups; ++g) coefficient[g] = adaptive_coefficient(plan.params, weighted_d2[g], total[g]);
+        walk_window<N, K, C, Joint, Alpha>(plan, in, y, x0, centre, coefficient, accumulate);
+      } else {
+        walk_window<N, K, C, Joint, Alpha>(plan, in, y, x0, centre, plan_coefficient, accumulate);
       }
       const int count = out.width - x0 < N ? out.width - x0 : N;
       const size_t out_at = size_t(y) * size_t(out.width) + size_t(x0);
       for (int c = 0; c < C; ++c)
-        store<N>(out.plane(c) + out_at, normalise(sum[c], weight_sum[c], centre[c]), count);
-      rescue_lanes<N>(plan, in, out, y, x0, count, weight_sum, C);
+        store<N>(out.plane(c) + out_at, normalise(sum[c], weight_sum[Joint ? 0 : c], centre[c]), count);
+      rescue_lanes<N>(plan, in, out, y, x0, count, weight_sum, groups, Adaptive ? coefficient : nullptr);
     }
   }
 }
 
-template <int N, RangeKernel K>
+template <int N, RangeKernel K, bool Adaptive>
 RowFunction select_for_kernel(const BilateralParams& p) {
   if (p.color_channels == 1)
-    return p.has_alpha ? joint_rows<N, K, 1, true> : joint_rows<N, K, 1, false>;
+    return p.has_alpha ? filter_rows<N, K, 1, true, true, Adaptive> : filter_rows<N, K, 1, true, false, Adaptive>;
   if (p.joint)
-    return p.has_alpha ? joint_rows<N, K, 3, true> : joint_rows<N, K, 3, false>;
-  return p.has_alpha ? per_channel_rows<N, K, true> : per_channel_rows<N, K, false>;
+    return p.has_alpha ? filter_rows<N, K, 3, true, true, Adaptive> : filter_rows<N, K, 3, true, false, Adaptive>;
+  return p.has_alpha ? filter_rows<N, K, 3, false, true, Adaptive> : filter_rows<N, K, 3, false, false, Adaptive>;
+}
+
+template <int N, RangeKernel K>
+RowFunction select_for_filter(const BilateralParams& p) {
+  return p.adaptive ? select_for_kernel<N, K, true>(p) : select_for_kernel<N, K, false>(p);
 }
 
 template <int N>
 RowFunction select_rows(const BilateralParams& p) {
   switch (p.kernel) {
-    case RangeKernel::gaussian: return select_for_kernel<N, RangeKernel::gaussian>(p);
-    case RangeKernel::tukey: return select_for_kernel<N, RangeKernel::tukey>(p);
-    case RangeKernel::lorentz: return select_for_kernel<N, RangeKernel::lorentz>(p);
-    case RangeKernel::huber: return select_for_kernel<N, RangeKernel::huber>(p);
+    case RangeKernel::gaussian: return select_for_filter<N, RangeKernel::gaussian>(p);
+    case RangeKernel::tukey: return select_for_filter<N, RangeKernel::tukey>(p);
+    case RangeKernel::lorentz: return select_for_filter<N, RangeKernel::lorentz>(p);
+    case RangeKernel::huber: return select_for_filter<N, RangeKernel::huber>(p);
   }
   return nullptr;
 }

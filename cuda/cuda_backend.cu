@@ -96,6 +96,10 @@ class CudaBackend : public Backend {
 
   std::string name() const override { return name_; }
 
+  std::string unsupported(const Plan& plan) const override {
+    return plan.params.adaptive ? "the adaptive filter does not run on the GPU yet" : "";
+  }
+
   void run_pass(const Plan& cpu_plan, PixelSource& source, PixelSink& sink, const ProgressFn& progress,
                 double progress_base, double progress_span) override {
     Plan plan = cpu_plan;

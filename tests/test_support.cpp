@@ -146,6 +146,11 @@ edgewise_reference::BilateralSettings reference_settings(const FilterSpec& spec)
   settings.sigma_r = double(spec.sigma_r);
   settings.radius = spec.radius;
   settings.iterations = spec.iterations;
+  settings.adaptive = spec.filter == edgewise::FilterKind::adaptive;
+  settings.adapt_k = double(spec.adapt_k);
+  settings.adapt_eps = double(spec.adapt_eps);
+  settings.adapt_min = double(spec.adapt_min);
+  settings.adapt_max = double(spec.adapt_max);
   return settings;
 }
 

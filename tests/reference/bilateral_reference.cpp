@@ -40,7 +40,7 @@ WorkingImage to_working(const ReferenceImage& image, int colors, bool lab) {
 
 // w(p,q) for colour channel c (per-channel mode) or for all channels.
 double tap_weight(const ReferenceImage& input, const WorkingImage& work, const BilateralSettings& settings,
-                  bool per_channel, int x, int y, int dx, int dy, int c) {
+                  bool per_channel, int x, int y, int dx, int dy, int c, double sigma_r) {
   const int qx = std::clamp(x + dx, 0, input.width - 1), qy = std::clamp(y + dy, 0, input.height - 1);
   const bool has_alpha = input.channels == 2 || input.channels == 4;
   const double spatial =
@@ -51,7 +51,37 @@ double tap_weight(const ReferenceImage& input, const WorkingImage& work, const B
     const double diff = work.at(qx, qy, k) - work.at(x, y, k);
     d2 += diff * diff;
   }
-  return spatial * range_weight(settings.kernel, std::sqrt(d2), settings.sigma_r) * alpha;
+  return spatial * range_weight(settings.kernel, std::sqrt(d2), sigma_r) * alpha;
+}
+
+// d(p,q)^2 in the working units for channel c (per-channel) or all channels.
+double distance2(const WorkingImage& work, bool per_channel, int x, int y, int qx, int qy, int c) {
+  double d2 = 0.0;
+  for (int k = per_channel ? c : 0; k < (per_channel ? c + 1 : work.colors); ++k) {
+    const double diff = work.at(qx, qy, k) - work.at(x, y, k);
+    d2 += diff * diff;
+  }
+  return d2;
+}
+
+// The adaptive filter's sigma_r' for pixel (x, y), channel group c, in the
+// units of settings.sigma_r.
+double adaptive_sigma_r(const ReferenceImage& input, const WorkingImage& work, const BilateralSettings& settings,
+                        bool per_channel, bool lab, int x, int y, int c) {
+  const int r = reference_radius(settings);
+  const double unit = lab ? 100.0 : 255.0;  // working units per normalized unit
+  double weighted = 0.0, total = 0.0;
+  for (int dy = -r; dy <= r; ++dy)
+    for (int dx = -r; dx <= r; ++dx) {
+      const int qx = std::clamp(x + dx, 0, input.width - 1), qy = std::clamp(y + dy, 0, input.height - 1);
+      const double w = tap_weight(input, work, settings, per_channel, x, y, dx, dy, c, settings.sigma_r);
+      weighted += w * distance2(work, per_channel, x, y, qx, qy, c) / (unit * unit);
+      total += w;
+    }
+  const double v = total > 0.0 ? weighted / total : 0.0;
+  const double sigma = std::clamp(settings.adapt_k * (std::sqrt(v) + settings.adapt_eps), settings.adapt_min,
+                                  settings.adapt_max);
+  return sigma * unit;
 }
 
 ReferenceImage one_pass(const ReferenceImage& input, const BilateralSettings& settings) {
@@ -66,14 +96,18 @@ ReferenceImage one_pass(const ReferenceImage& input, const BilateralSettings& se
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {
       double sum[3] = {0, 0, 0}, weight_sum[3] = {0, 0, 0};
+      double sigma_r[3] = {settings.sigma_r, settings.sigma_r, settings.sigma_r};
+      if (settings.adaptive)
+        for (int c = 0; c < (per_channel ? colors : 1); ++c)
+          sigma_r[c] = adaptive_sigma_r(input, work, settings, per_channel, lab, x, y, c);
       for (int dy = -r; dy <= r; ++dy)
         for (int dx = -r; dx <= r; ++dx) {
           const int qx = std::clamp(x + dx, 0, width - 1), qy = std::clamp(y + dy, 0, height - 1);
           double joint_weight = 0.0;
-          if (!per_channel) joint_weight = tap_weight(input, work, settings, false, x, y, dx, dy, 0);
+          if (!per_channel) joint_weight = tap_weight(input, work, settings, false, x, y, dx, dy, 0, sigma_r[0]);
           for (int c = 0; c < colors; ++c) {
             const double w =
-                per_channel ? tap_weight(input, work, settings, true, x, y, dx, dy, c) : joint_weight;
+                per_channel ? tap_weight(input, work, settings, true, x, y, dx, dy, c, sigma_r[c]) : joint_weight;
             sum[c] += w * work.at(qx, qy, c);
             weight_sum[c] += w;
           }
@@ -121,7 +155,8 @@ WindowWeights window_weights(const ReferenceImage& input, const BilateralSetting
   WindowWeights weights;
   for (int dy = -r; dy <= r; ++dy)
     for (int dx = -r; dx <= r; ++dx) {
-      const double w = tap_weight(input, work, settings, per_channel, x, y, dx, dy, std::min(channel, colors - 1));
+      const double w =
+          tap_weight(input, work, settings, per_channel, x, y, dx, dy, std::min(channel, colors - 1), settings.sigma_r);
       weights.sum += w;
       weights.largest = std::max(weights.largest, w);
     }

@@ -21,6 +21,12 @@ struct BilateralSettings {
   double sigma_r = 20.0;  // 0-255 code values (per-channel, rgb, grey); Delta E (lab)
   int radius = 0;         // 0: ceil(2 sigma_s)
   int iterations = 1;
+  // The variance-adaptive filter: per pixel, v = sum w d^2 / sum w with the
+  // weights above and d in normalized units (code values / 255, Delta E /
+  // 100), then the filter again with sigma_r' = clamp(k (sqrt v + eps),
+  // min, max) (normalized). Per-channel mode: one v and sigma_r' per channel.
+  bool adaptive = false;
+  double adapt_k = 0.5, adapt_eps = 0.01, adapt_min = 0.002, adapt_max = 1.0;
 };
 
 // An interleaved image: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA.
