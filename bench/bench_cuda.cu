@@ -63,7 +63,7 @@ bool selected(ColorMode mode, int r) {
 
 void kernel_table() {
   std::mt19937 rng(7);
-  std::printf("%-12s %3s %10s %10s\n", "mode", "r", "kernel ms", "Gtaps/s");
+  std::printf("%-12s %3s %10s %10s %12s %8s\n", "mode", "r", "kernel ms", "Gtaps/s", "adaptive ms", "ratio");
   for (ColorMode mode : {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab}) {
     for (int r : {2, 7, 15}) {
       if (!selected(mode, r)) continue;
@@ -93,7 +93,13 @@ void kernel_table() {
       const cuda::DeviceOutput out{out_memory.as<float>(), kWidth, kHeight, size_t(kWidth) * kHeight};
       const float ms = median_event_ms([&] { cuda::launch_filter(plan, in, out, table.as<float>(), nullptr); }, 9);
       const double taps = double(kWidth) * kHeight * double(plan.taps());
-      std::printf("%-12s %3d %10.3f %10.1f\n", to_string(mode), r, ms, taps / (ms * 1e-3) / 1e9);
+      // The adaptive filter on the same data: both walks fused in one kernel.
+      spec.filter = FilterKind::adaptive;
+      const Plan adaptive_plan = make_plan(spec, {kWidth, kHeight, 4});
+      const float adaptive_ms =
+          median_event_ms([&] { cuda::launch_filter(adaptive_plan, in, out, table.as<float>(), nullptr); }, 9);
+      std::printf("%-12s %3d %10.3f %10.1f %12.3f %8.2f\n", to_string(mode), r, ms, taps / (ms * 1e-3) / 1e9,
+                  adaptive_ms, adaptive_ms / ms);
     }
   }
 }

@@ -96,6 +96,54 @@ __device__ __forceinline__ void accumulate(Accumulator3& acc, float spatial, flo
   }
 }
 
+// Squared difference of channel group g (all channels when Joint).
+template <int Channels, bool Joint>
+__device__ __forceinline__ float group_distance2(float4 n, float4 c, int g) {
+  const float d0 = n.x - c.x, d1 = n.y - c.y, d2 = n.z - c.z;
+  if constexpr (Joint) return Channels == 3 ? d0 * d0 + d1 * d1 + d2 * d2 : d0 * d0;
+  return g == 0 ? d0 * d0 : g == 1 ? d1 * d1 : d2 * d2;
+}
+
+// The adaptive filter's first walk: per group, sum w d^2 and sum w with the
+// user's weights (d^2 in scaled units).
+struct Statistics {
+  float weighted_d2[3];
+  float weight[3];
+};
+
+template <RangeKernel K, int Channels, bool Joint, bool Alpha>
+__device__ __forceinline__ void gather_statistics(Statistics& stats, float spatial, float4 n, float4 c) {
+#pragma unroll
+  for (int g = 0; g < (Joint ? 1 : 3); ++g) {
+    const float d2 = group_distance2<Channels, Joint>(n, c, g);
+    float w = K == RangeKernel::gaussian ? ew_exp2(spatial - d2) : tap_weight<K>(spatial, d2, 1.0f);
+    if constexpr (Alpha) w *= n.w;
+    stats.weighted_d2[g] += w * d2;
+    stats.weight[g] += w;
+  }
+}
+
+// The adaptive filter's second walk: q = ratio * d^2 with the pixel's own
+// coefficient over the user's (ratio per group).
+template <RangeKernel K, int Channels, bool Joint, bool Alpha>
+__device__ __forceinline__ void accumulate_adaptive(Accumulator3& acc, float spatial, float4 n, float4 c,
+                                                    const float* ratio) {
+  const float nv[3] = {n.x, n.y, n.z};
+#pragma unroll
+  for (int g = 0; g < (Joint ? 1 : 3); ++g) {
+    const float q = ratio[g] * group_distance2<Channels, Joint>(n, c, g);
+    float w = K == RangeKernel::gaussian ? ew_exp2(spatial - q) : tap_weight<K>(spatial, q, 1.0f);
+    if constexpr (Alpha) w *= n.w;
+    if constexpr (Joint) {
+#pragma unroll
+      for (int ch = 0; ch < Channels; ++ch) acc.sum[ch] += w * nv[ch];
+    } else {
+      acc.sum[g] += w * nv[g];
+    }
+    acc.weight[g] += w;
+  }
+}
+
 // Reads padded-band sample (x, y) scaled for distances, alpha unscaled.
 template <int Channels, bool Alpha>
 __device__ __forceinline__ float4 load_scaled(const DeviceBand& in, int x, int y, float scale) {
@@ -114,7 +162,8 @@ __device__ __forceinline__ float4 load_scaled(const DeviceBand& in, int x, int y
 // stored, when its accumulators are dead, and kept out of line so the rare
 // slow path costs the hot loop no registers.
 __device__ __noinline__ void rescue_outputs(const BilateralParams& params, const DeviceBand& in,
-                                            const DeviceOutput& out, int x, int y0, unsigned rows) {
+                                            const DeviceOutput& out, int x, int y0, unsigned rows,
+                                            const float (*coefficients)[3]) {
   const int r = params.radius;
   for (int k = 0; rows >> k; ++k) {
     if (!((rows >> k) & 1u)) continue;
@@ -127,7 +176,17 @@ __device__ __noinline__ void rescue_outputs(const BilateralParams& params, const
       for (int c = 0; c < params.color_channels; ++c) colour[c] = in.plane(c)[at];
       alpha = params.has_alpha ? in.plane(params.color_channels)[at] : 1.0f;
     };
-    rescue_pixel(params, centre, fetch, result);
+    // The adaptive filter's coefficients differ per row and, per channel,
+    // per group; each group is rescued with its own.
+    const int groups = coefficients && !params.joint ? params.color_channels : 1;
+    for (int g = 0; g < groups; ++g) {
+      BilateralParams own = params;
+      if (coefficients) own.range_coefficient = coefficients[k][g];
+      float group_result[3];
+      rescue_pixel(own, centre, fetch, group_result);
+      for (int c = 0; c < params.color_channels; ++c)
+        if (groups == 1 || c == g) result[c] = group_result[c];
+    }
     for (int c = 0; c < params.color_channels; ++c) out.plane(c)[size_t(y) * size_t(out.width) + size_t(x)] = result[c];
   }
 }
@@ -147,7 +206,71 @@ __device__ __forceinline__ bool store_output(const DeviceOutput& out, int x, int
   return rescue;
 }
 
-template <RangeKernel K, int Channels, bool Joint, bool Alpha, int Rows>
+// Walks a thread's kRowsPerThread outputs over the window in the staged
+// tile, calling visit(k, spatial term, neighbour) for every tap of output k.
+// Tile row j is neighbour dy = j - k of output k (valid for 0 <= j-k <
+// window); rows valid for every output run without checks.
+template <int kRowsPerThread, class Visit>
+__device__ __forceinline__ void walk_tile(const float4* tile, int tile_width, int tx, int ty, int window,
+                                          Visit&& visit) {
+  for (int dx = 0; dx < window; ++dx) {
+    const float4* column = tile + ty * tile_width + tx + dx;
+    const float* spatial_column = c_spatial + dx;
+    if (window < kRowsPerThread) {
+      // r <= 1: too short for the pipelined walk below.
+      for (int j = 0; j < window + kRowsPerThread - 1; ++j) {
+        const float4 n = column[j * tile_width];
+#pragma unroll
+        for (int k = 0; k < kRowsPerThread; ++k)
+          if (j - k >= 0 && j - k < window)
+            visit(k, spatial_column[(j - k) * window], n);
+      }
+      continue;
+    }
+    // Tile row j is neighbour dy = j - k of output k (valid for 0 <= j-k <
+    // window). spatial[k] holds that tap's spatial term; moving to row j+1
+    // shifts it down one output, so each row needs one new table read.
+    float spatial[kRowsPerThread];
+#pragma unroll
+    for (int j = 0; j < kRowsPerThread - 1; ++j) {  // head: outputs k <= j
+#pragma unroll
+      for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
+      spatial[0] = spatial_column[j * window];
+      const float4 n = column[j * tile_width];
+#pragma unroll
+      for (int k = 0; k <= j; ++k) visit(k, spatial[k], n);
+    }
+    // Body rows in chunks of the row count, unrolled, so the shift of
+    // spatial[] is register renaming; then any remaining rows one by one.
+    // (A "#pragma unroll N" on the plain loop left r = 7 in the rolled
+    // remainder loop: 13.9 instead of 11.7 instructions per tap.)
+    auto body_row = [&](int j) {
+#pragma unroll
+      for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
+      spatial[0] = spatial_column[j * window];
+      const float4 n = column[j * tile_width];
+#pragma unroll
+      for (int k = 0; k < kRowsPerThread; ++k) visit(k, spatial[k], n);
+    };
+    int j = kRowsPerThread - 1;
+    for (; j + kRowsPerThread <= window; j += kRowsPerThread) {
+#pragma unroll
+      for (int u = 0; u < kRowsPerThread; ++u) body_row(j + u);
+    }
+    for (; j < window; ++j) body_row(j);
+#pragma unroll
+    for (int t = 1; t < kRowsPerThread; ++t) {  // tail: outputs k >= t
+#pragma unroll
+      for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
+      const float4 n = column[(window - 1 + t) * tile_width];
+#pragma unroll
+      for (int k = t; k < kRowsPerThread; ++k) visit(k, spatial[k], n);
+    }
+  }
+
+}
+
+template <RangeKernel K, int Channels, bool Joint, bool Alpha, int Rows, bool Adaptive>
 __global__ void __launch_bounds__(kTileWidth * kThreadRows, TileShape<Rows>::min_blocks)
     bilateral_tiled_kernel(DeviceBand in, DeviceOutput out, BilateralParams params, float scale) {
   const int r = params.radius;
@@ -172,65 +295,37 @@ __global__ void __launch_bounds__(kTileWidth * kThreadRows, TileShape<Rows>::min
   const int window = 2 * r + 1;
   float4 centre[kRowsPerThread];
   Accumulator3 acc[kRowsPerThread];
+  float coefficient[Adaptive ? kRowsPerThread : 1][3], ratio[Adaptive ? kRowsPerThread : 1][3];
 #pragma unroll
   for (int k = 0; k < kRowsPerThread; ++k) {
     centre[k] = tile[(ty + k + r) * tile_width + tx + r];
     acc[k] = Accumulator3{{0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}};
   }
 
-  for (int dx = 0; dx < window; ++dx) {
-    const float4* column = tile + ty * tile_width + tx + dx;
-    const float* spatial_column = c_spatial + dx;
-    if (window < kRowsPerThread) {
-      // r <= 1: too short for the pipelined walk below.
-      for (int j = 0; j < window + kRowsPerThread - 1; ++j) {
-        const float4 n = column[j * tile_width];
+  if constexpr (Adaptive) {
+    // First walk: each output's weighted variance, hence its coefficient;
+    // ratio = that coefficient over the user's, which the tile is scaled by.
+    Statistics stats[kRowsPerThread];
 #pragma unroll
-        for (int k = 0; k < kRowsPerThread; ++k)
-          if (j - k >= 0 && j - k < window)
-            accumulate<K, Channels, Joint, Alpha>(acc[k], spatial_column[(j - k) * window], n, centre[k]);
+    for (int k = 0; k < kRowsPerThread; ++k) stats[k] = Statistics{{0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}};
+    walk_tile<kRowsPerThread>(tile, tile_width, tx, ty, window, [&](int k, float spatial, float4 n) {
+      gather_statistics<K, Channels, Joint, Alpha>(stats[k], spatial, n, centre[k]);
+    });
+    const float user = params.range_coefficient;
+#pragma unroll
+    for (int k = 0; k < kRowsPerThread; ++k)
+#pragma unroll
+      for (int g = 0; g < 3; ++g) {
+        coefficient[k][g] = adaptive_coefficient(params, stats[k].weighted_d2[g] / user, stats[k].weight[g]);
+        ratio[k][g] = coefficient[k][g] / user;
       }
-      continue;
-    }
-    // Tile row j is neighbour dy = j - k of output k (valid for 0 <= j-k <
-    // window). spatial[k] holds that tap's spatial term; moving to row j+1
-    // shifts it down one output, so each row needs one new table read.
-    float spatial[kRowsPerThread];
-#pragma unroll
-    for (int j = 0; j < kRowsPerThread - 1; ++j) {  // head: outputs k <= j
-#pragma unroll
-      for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
-      spatial[0] = spatial_column[j * window];
-      const float4 n = column[j * tile_width];
-#pragma unroll
-      for (int k = 0; k <= j; ++k) accumulate<K, Channels, Joint, Alpha>(acc[k], spatial[k], n, centre[k]);
-    }
-    // Body rows in chunks of the row count, unrolled, so the shift of
-    // spatial[] is register renaming; then any remaining rows one by one.
-    // (A "#pragma unroll N" on the plain loop left r = 7 in the rolled
-    // remainder loop: 13.9 instead of 11.7 instructions per tap.)
-    auto body_row = [&](int j) {
-#pragma unroll
-      for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
-      spatial[0] = spatial_column[j * window];
-      const float4 n = column[j * tile_width];
-#pragma unroll
-      for (int k = 0; k < kRowsPerThread; ++k) accumulate<K, Channels, Joint, Alpha>(acc[k], spatial[k], n, centre[k]);
-    };
-    int j = kRowsPerThread - 1;
-    for (; j + kRowsPerThread <= window; j += kRowsPerThread) {
-#pragma unroll
-      for (int u = 0; u < kRowsPerThread; ++u) body_row(j + u);
-    }
-    for (; j < window; ++j) body_row(j);
-#pragma unroll
-    for (int t = 1; t < kRowsPerThread; ++t) {  // tail: outputs k >= t
-#pragma unroll
-      for (int k = kRowsPerThread - 1; k > 0; --k) spatial[k] = spatial[k - 1];
-      const float4 n = column[(window - 1 + t) * tile_width];
-#pragma unroll
-      for (int k = t; k < kRowsPerThread; ++k) accumulate<K, Channels, Joint, Alpha>(acc[k], spatial[k], n, centre[k]);
-    }
+    walk_tile<kRowsPerThread>(tile, tile_width, tx, ty, window, [&](int k, float spatial, float4 n) {
+      accumulate_adaptive<K, Channels, Joint, Alpha>(acc[k], spatial, n, centre[k], ratio[k]);
+    });
+  } else {
+    walk_tile<kRowsPerThread>(tile, tile_width, tx, ty, window, [&](int k, float spatial, float4 n) {
+      accumulate<K, Channels, Joint, Alpha>(acc[k], spatial, n, centre[k]);
+    });
   }
 
   const float inverse_scale = 1.0f / scale;
@@ -242,7 +337,7 @@ __global__ void __launch_bounds__(kTileWidth * kThreadRows, TileShape<Rows>::min
     if (x < out.width && y < out.rows && store_output<Channels, Joint>(out, x, y, acc[k], inverse_scale))
       rescue_rows |= 1u << k;
   }
-  if (rescue_rows) rescue_outputs(params, in, out, x, y0 + ty, rescue_rows);
+  if (rescue_rows) rescue_outputs(params, in, out, x, y0 + ty, rescue_rows, Adaptive ? coefficient : nullptr);
 }
 
 // Any radius: one output per thread, samples read from global memory.
@@ -259,7 +354,7 @@ __global__ void bilateral_wide_kernel(DeviceBand in, DeviceOutput out, Bilateral
     for (int dx = 0; dx < window; ++dx)
       accumulate<K, Channels, Joint, Alpha>(acc, spatial[dy * window + dx],
                                             load_scaled<Channels, Alpha>(in, x + dx, y + dy, scale), centre);
-  if (store_output<Channels, Joint>(out, x, y, acc, 1.0f / scale)) rescue_outputs(params, in, out, x, y, 1u);
+  if (store_output<Channels, Joint>(out, x, y, acc, 1.0f / scale)) rescue_outputs(params, in, out, x, y, 1u, nullptr);
 }
 
 __global__ void copy_alpha_kernel(DeviceBand in, DeviceOutput out, int r, int alpha_plane) {
@@ -287,7 +382,7 @@ dim3 grid_for(int width, int rows, dim3 block) {
   return dim3((width + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
 }
 
-template <RangeKernel K, int Channels, bool Joint, bool Alpha, int Rows>
+template <RangeKernel K, int Channels, bool Joint, bool Alpha, int Rows, bool Adaptive>
 void launch_tiled(const DeviceOutput& out, const DeviceBand& in, const BilateralParams& params, float scale,
                   cudaStream_t stream) {
   const int r = params.radius;
@@ -295,7 +390,7 @@ void launch_tiled(const DeviceOutput& out, const DeviceBand& in, const Bilateral
   constexpr int tile_height = TileShape<Rows>::height;
   const dim3 grid((out.width + kTileWidth - 1) / kTileWidth, (out.rows + tile_height - 1) / tile_height);
   const size_t shared = size_t(kTileWidth + 2 * r) * size_t(tile_height + 2 * r) * sizeof(float4);
-  auto kernel = bilateral_tiled_kernel<K, Channels, Joint, Alpha, Rows>;
+  auto kernel = bilateral_tiled_kernel<K, Channels, Joint, Alpha, Rows, Adaptive>;
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)),
         "raising the bilateral kernel's shared-memory limit");
   kernel<<<grid, block, shared, stream>>>(in, out, params, scale);
@@ -310,10 +405,11 @@ void launch_variant(const Plan& plan, const DeviceBand& in, const DeviceOutput& 
   if (r <= kMaxTiledRadius) {
     // 8 rows spill registers for the Lorentz and Huber kernels' divisions.
     constexpr bool wide_rows = Joint && (K == RangeKernel::gaussian || K == RangeKernel::tukey);
+    if (plan.params.adaptive) return launch_tiled<K, Channels, Joint, Alpha, 4, true>(out, in, plan.params, scale, stream);
     if constexpr (wide_rows) {
-      if (r >= 4) return launch_tiled<K, Channels, Joint, Alpha, 8>(out, in, plan.params, scale, stream);
+      if (r >= 4) return launch_tiled<K, Channels, Joint, Alpha, 8, false>(out, in, plan.params, scale, stream);
     }
-    launch_tiled<K, Channels, Joint, Alpha, 4>(out, in, plan.params, scale, stream);
+    launch_tiled<K, Channels, Joint, Alpha, 4, false>(out, in, plan.params, scale, stream);
   } else {
     const dim3 block(32, 4);
     bilateral_wide_kernel<K, Channels, Joint, Alpha>

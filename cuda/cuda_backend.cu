@@ -97,7 +97,10 @@ class CudaBackend : public Backend {
   std::string name() const override { return name_; }
 
   std::string unsupported(const Plan& plan) const override {
-    return plan.params.adaptive ? "the adaptive filter does not run on the GPU yet" : "";
+    // The adaptive walk exists only in the shared-memory kernels.
+    return plan.params.adaptive && plan.radius > kMaxTiledRadius
+               ? "the adaptive filter runs on the GPU up to radius " + std::to_string(kMaxTiledRadius)
+               : "";
   }
 
   void run_pass(const Plan& cpu_plan, PixelSource& source, PixelSink& sink, const ProgressFn& progress,

@@ -187,6 +187,53 @@ TEST(GpuFallback, InjectedFailureRerunsOnCpu) {
   }
 }
 
+FilterSpec adaptive(FilterSpec spec) {
+  spec.filter = FilterKind::adaptive;
+  spec.adapt_k = 0.8f;
+  spec.adapt_eps = 0.02f;
+  return spec;
+}
+
+TEST(CudaAdaptive, MatchesReferenceEveryModeKernelRadius) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const ImageShape sizes[] = {{1, 1, 4}, {1, 29, 3}, {37, 1, 2}, {13, 7, 4}, {31, 17, 3}, {41, 33, 1}};
+  int case_index = 0;
+  for (ColorMode mode : kModes)
+    for (RangeKernel kernel : kKernels)
+      for (int radius : {0, 1, 2, 3, 5, 8, 13, 21, 32}) {
+        const ImageShape shape = sizes[size_t(case_index++) % (sizeof sizes / sizeof sizes[0])];
+        const FilterSpec spec = adaptive(make_spec(mode, kernel, radius ? radius / 2.0f + 0.3f : 1.7f,
+                                                   mode == ColorMode::lab ? 12.0f : 35.0f, radius));
+        SCOPED_TRACE(describe(spec, shape));
+        const FloatImage image = random_image(rng, shape);
+        const ReferenceImage expected = run_reference(spec, image);
+        const Difference streamed = max_difference(expected, run_gpu(spec, image));
+        EXPECT_LE(streamed.max_abs, 1e-4) << streamed.describe();
+        const Difference buffered = max_difference(expected, run_gpu_buffers(spec, image));
+        EXPECT_LE(buffered.max_abs, 1e-4) << buffered.describe();
+      }
+}
+
+TEST(CudaAdaptive, ZeroKEqualsPlainAndAgreesWithCpu) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const FloatImage image = random_image(rng, {301, 257, 4});
+  for (ColorMode mode : kModes) {
+    FilterSpec spec = adaptive(make_spec(mode, RangeKernel::gaussian, 2.5f, 25.0f, 7));
+    SCOPED_TRACE(describe(spec, image.shape()));
+    const FloatImage gpu = run_gpu(spec, image);
+    EXPECT_LE(max_difference(run_cpu(spec, image), gpu).max_abs, 1e-4);
+    EXPECT_TRUE(bit_identical(gpu, run_gpu(spec, image, size_t(6) << 20)));  // bands
+    spec.adapt_k = 0.0f;
+    spec.adapt_min = 0.08f;
+    FilterSpec plain = spec;
+    plain.filter = FilterKind::bilateral;
+    plain.sigma_r = spec.adapt_min * (mode == ColorMode::lab ? 100.0f : 255.0f);
+    EXPECT_LE(max_difference(run_gpu(plain, image), run_gpu(spec, image)).max_abs, 1e-5);
+  }
+}
+
 // A short run for compute-sanitizer (memcheck, racecheck): every kernel
 // variant once, both pipelines, small images.
 TEST(CudaBackendShort, EveryVariantOnce) {
@@ -195,9 +242,10 @@ TEST(CudaBackendShort, EveryVariantOnce) {
   for (int channels = 1; channels <= 4; ++channels)
     for (ColorMode mode : kModes)
       for (RangeKernel kernel : kKernels)
-        for (int radius : {2, 33}) {
+        for (int radius : {2, 33, -5}) {  // -5: the adaptive filter at radius 5
           const FloatImage image = random_image(rng, {45, 37, channels});
-          const FilterSpec spec = make_spec(mode, kernel, 2.0f, 25.0f, radius);
+          FilterSpec spec = make_spec(mode, kernel, 2.0f, 25.0f, radius < 0 ? -radius : radius);
+          if (radius < 0) spec = adaptive(spec);
           SCOPED_TRACE(describe(spec, image.shape()));
           const FloatImage cpu = run_cpu(spec, image);
           EXPECT_LE(max_difference(cpu, run_gpu(spec, image, size_t(4) << 20)).max_abs, 1e-4);
