@@ -1,4 +1,6 @@
-// Denoising quality of the exact bilateral filter in each mode against
+// Denoising quality of the exact bilateral filter in each mode, and of the
+// variance-adaptive one (rgb mode, k, eps, min, max at their defaults; the
+// grid's sigma_r is its first pass's), against
 // OpenCV's cv::bilateralFilter and G'MIC's `bilateral` command: clean real
 // photos plus Gaussian noise (sigma 10, 20, 30 on the 8-bit scale, fixed
 // seed), each method at the parameters that maximise its PSNR on the grid
@@ -33,6 +35,8 @@ using namespace edgewise_quality;
 
 const double kSigmaS[] = {0.7, 1, 1.5, 2, 3, 4};
 const double kSigmaR[] = {0.5, 1, 1.5, 2, 3, 4};
+// The noise sigma of the case being tuned (the k-grid method reads it).
+double current_noise_sigma = 10;
 
 cv::Mat add_noise(const cv::Mat& clean, double sigma, unsigned seed) {
   std::mt19937 rng(seed);
@@ -44,7 +48,8 @@ cv::Mat add_noise(const cv::Mat& clean, double sigma, unsigned seed) {
 }
 
 // OpenCV stores BGR; Edgewise wants R'G'B'. Grey needs no swap.
-cv::Mat edgewise_filter(const cv::Mat& noisy, edgewise::ColorMode mode, double sigma_s, double sigma_r) {
+cv::Mat edgewise_filter(const cv::Mat& noisy, edgewise::ColorMode mode, double sigma_s, double sigma_r,
+                        edgewise::FilterKind filter = edgewise::FilterKind::bilateral, double adapt_k = 0.5) {
   cv::Mat rgb, out;
   if (noisy.channels() == 3)
     cv::cvtColor(noisy, rgb, cv::COLOR_BGR2RGB);
@@ -52,6 +57,8 @@ cv::Mat edgewise_filter(const cv::Mat& noisy, edgewise::ColorMode mode, double s
     rgb = noisy.clone();
   out = rgb.clone();
   edgewise::FilterSpec spec;
+  spec.filter = filter;  // adaptive: eps, min, max at their defaults
+  spec.adapt_k = float(adapt_k);
   spec.mode = mode;
   spec.sigma_s = float(sigma_s);
   spec.sigma_r = float(sigma_r);
@@ -105,6 +112,11 @@ int main(int argc, char** argv) {
       {"edgewise per-channel", 1.0, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::per_channel, s, r); }},
       {"edgewise rgb", 1.0, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::rgb, s, r); }},
       {"edgewise lab", 0.5, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::lab, s, r); }},
+      {"edgewise adaptive rgb", 1.0, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::rgb, s, r, edgewise::FilterKind::adaptive); }},
+      // The same number of grid points spent on k instead of sigma_r (the
+      // "sigma_r" column is then k x noise sigma; the first walk uses
+      // sigma_r = 2 x noise sigma).
+      {"edgewise adaptive rgb (k grid)", 1.0, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::rgb, s, 2.0 * current_noise_sigma, edgewise::FilterKind::adaptive, r / current_noise_sigma); }},
       {"opencv bilateralFilter", 1.0, opencv_filter},
   };
   if (have_gmic) methods.push_back({"gmic bilateral", 1.0, gmic_filter});
@@ -124,10 +136,12 @@ int main(int argc, char** argv) {
     }
     const std::string name = std::string(argv[i]).substr(std::string(argv[i]).find_last_of('/') + 1);
     for (double sigma : {10.0, 20.0, 30.0}) {
+      current_noise_sigma = sigma;
       const cv::Mat noisy = add_noise(clean, sigma, 2026u + unsigned(sigma));
       const double noisy_psnr = psnr(clean, noisy);
       for (const Method& method : methods) {
-        if (clean.channels() == 1 && method.name != "edgewise rgb" && method.name.rfind("edgewise", 0) == 0)
+        if (clean.channels() == 1 && method.name.rfind("edgewise", 0) == 0 && method.name != "edgewise rgb" &&
+            method.name.rfind("edgewise adaptive rgb", 0) != 0)
           continue;  // every Edgewise mode is the same filter on grey
         Best best;
         for (double sigma_s : kSigmaS)
