@@ -87,7 +87,36 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::st
   return jobs;
 }
 
-void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options) {
+// The adaptive filter's sigma_r' per pixel as a 16-bit grey image (RGB when
+// each channel has its own), adapt-max mapping to white.
+DecodedImage sigma_map_of(const DecodedImage& input, const edgewise::FilterSpec& spec) {
+  const edgewise::ImageShape shape{input.width, input.height, input.channels};
+  std::vector<float> pixels(size_t(shape.width) * size_t(shape.height) * size_t(shape.channels));
+  DecodedImage source = input;
+  edgewise::FilterSpec one_pass = spec;
+  one_pass.iterations = 1;
+  edgewise::RunOptions options;
+  options.backend = edgewise::BackendChoice::cpu;
+  options.plan_options.output_sigma = true;
+  edgewise::run_filter(one_pass, view(source), edgewise::ImageBuffer{pixels.data(), shape, edgewise::SampleType::f32, 0},
+                       options);
+  const bool per_channel = spec.mode == edgewise::ColorMode::per_channel && input.channels >= 3;
+  DecodedImage map;
+  map.width = input.width;
+  map.height = input.height;
+  map.channels = per_channel ? 3 : 1;
+  map.bits = 16;
+  map.allocate();
+  auto* out = reinterpret_cast<uint16_t*>(map.bytes.data());
+  for (size_t p = 0; p < size_t(map.width) * size_t(map.height); ++p)
+    for (int c = 0; c < map.channels; ++c)
+      out[p * size_t(map.channels) + size_t(c)] =
+          edgewise::float_to_u16(pixels[p * size_t(shape.channels) + size_t(c)] / spec.adapt_max);
+  return map;
+}
+
+void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
+              const std::string& sigma_map) {
   const bool terminal = isatty(STDERR_FILENO) == 1;
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job& job = jobs[i];
@@ -101,7 +130,11 @@ void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const ed
     run.progress = [&progress](double fraction) { return progress.update(fraction); };
     run.notice = [&progress](const std::string& text) { progress.message(text); };
     edgewise::run_filter(spec, view(input), view(result), run);
+    DecodedImage map;
+    if (!sigma_map.empty()) map = sigma_map_of(input, spec);
     write_atomically(job.output, [&](const std::string& temp) { write_image(temp, job.format, result); });
+    if (!sigma_map.empty())
+      write_atomically(sigma_map, [&](const std::string& temp) { write_image(temp, format_for_output(sigma_map), map); });
     progress.finish();
   }
 }

@@ -27,6 +27,9 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::st
 
 // Filters and writes each job in turn; every output appears whole or not at
 // all. Progress and notices go to stderr.
-void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options);
+// sigma_map, when not empty, also receives the adaptive filter's sigma_r'
+// map of the (single) job: written after the result, whole or not at all.
+void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
+              const std::string& sigma_map = "");
 
 }  // namespace edgewise_cli

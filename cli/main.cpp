@@ -39,7 +39,11 @@ int main(int argc, char** argv) {
   }
   try {
     std::vector<Job> jobs = plan_jobs(options.inputs, options.output);
-    run_jobs(jobs, options.spec, options.run);
+    if (!options.sigma_map.empty()) {  // checked before anything is filtered or written
+      const FileFormat format = format_for_output(options.sigma_map);
+      if (format == FileFormat::jpeg) throw std::runtime_error(options.sigma_map + ": the sigma map is 16-bit; write PNG or TIFF");
+    }
+    run_jobs(jobs, options.spec, options.run, options.sigma_map);
     return kExitOk;
   } catch (const std::exception& error) {  // std::runtime_error, edgewise::BackendError, ...
     return fail(error.what(), kExitFailure);

@@ -29,6 +29,8 @@ bool apply_option(CliOptions& options, const std::string& flag, const std::strin
     options.run.backend_options.threads = int(parse_integer("threads", value, 0, 4096));
   } else if (flag == "gpu-memory") {
     options.run.backend_options.gpu_memory_budget = size_t(parse_integer("gpu-memory", value, 16, 1 << 24)) << 20;
+  } else if (flag == "write-sigma") {
+    options.sigma_map = value;
   } else if (flag == "band-rows") {
     options.run.plan_options.band_rows = int(parse_integer("band-rows", value, 0, 1 << 20));
   } else if (edgewise::find_param(flag)) {
@@ -135,6 +137,11 @@ CliOptions parse_options(int argc, char** argv) {
   // set_param checks each value alone; this checks them together.
   const std::string error = edgewise::validate(options.spec);
   if (!error.empty()) throw std::invalid_argument(error);
+  if (!options.sigma_map.empty()) {
+    if (options.spec.filter != edgewise::FilterKind::adaptive)
+      throw std::invalid_argument("--write-sigma needs --filter adaptive");
+    if (options.inputs.size() != 1) throw std::invalid_argument("--write-sigma takes exactly one input");
+  }
   return options;
 }
 
@@ -168,6 +175,9 @@ std::string help_text() {
       << "  --gpu-memory MB\n"
       << wrap("GPU memory one job may use, in MiB; larger images are streamed in bands. Default " +
               std::to_string(backend_defaults.gpu_memory_budget >> 20) + ".")
+      << "  --write-sigma FILE\n"
+      << wrap("With --filter adaptive and one input: also write each pixel's sigma-r' as a 16-bit grey "
+              "image (RGB in per-channel mode), scaled so that adapt-max is white. PNG or TIFF.")
       << "  --band-rows N\n"
       << wrap("Debugging: rows per CPU band, 0 = automatic. Results do not depend on it. Default 0.")
       << "  -o, --output PATH\n"

@@ -19,6 +19,7 @@ struct CliOptions {
   edgewise::RunOptions run;
   std::vector<std::string> inputs;
   std::string output;
+  std::string sigma_map;  // --write-sigma FILE (adaptive filter, one input)
   bool help = false;
   bool version = false;
 };

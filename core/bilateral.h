@@ -26,6 +26,7 @@ struct BilateralParams {
   float adapt_k, adapt_eps, adapt_min, adapt_max;
   float normalized_unit2;    // (normalized units per working unit)^2: 1, or 1e-4 for Delta E
   float coefficient_factor;  // 0.5 log2(e) for the folded Gaussian, 1 for the other kernels
+  bool output_sigma;         // adaptive: output sigma_r' instead of the filtered colour
 };
 
 // The variance-adaptive bilateral filter's per-pixel range coefficient (the
@@ -34,11 +35,16 @@ struct BilateralParams {
 // units, weighted_d2 = sum w d^2), sigma_r' = clamp(k (sqrt(v) + eps), min,
 // max) in normalized units. A window without weight counts as v = 0.
 template <class T>
-EW_HD T adaptive_coefficient(const BilateralParams& p, T weighted_d2, T weight_sum) {
+EW_HD T adaptive_sigma(const BilateralParams& p, T weighted_d2, T weight_sum) {
   const T v = weight_sum > 0.0f ? weighted_d2 / weight_sum * p.normalized_unit2 : T{};
   const T root = ew_sqrt(v);
-  T sigma = (root + p.adapt_eps) * p.adapt_k;
-  sigma = ew_min(ew_max(sigma, T{} + p.adapt_min), T{} + p.adapt_max);
+  const T sigma = (root + p.adapt_eps) * p.adapt_k;
+  return ew_min(ew_max(sigma, T{} + p.adapt_min), T{} + p.adapt_max);
+}
+
+template <class T>
+EW_HD T adaptive_coefficient(const BilateralParams& p, T weighted_d2, T weight_sum) {
+  const T sigma = adaptive_sigma(p, weighted_d2, weight_sum);
   return p.coefficient_factor * p.normalized_unit2 / (sigma * sigma);
 }
 

@@ -62,6 +62,7 @@ Plan make_plan(const FilterSpec& spec, const ImageShape& shape, const PlanOption
   plan.shape = shape;
   plan.radius = effective_radius(spec);
   plan.params = make_params(spec, shape, plan.radius);
+  plan.params.output_sigma = options.output_sigma && plan.params.adaptive;
 
   const int r = plan.radius;
   const double inv_two_var = 1.0 / (2.0 * double(spec.sigma_s) * double(spec.sigma_s));

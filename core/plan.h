@@ -23,6 +23,9 @@ struct PlanOptions {
   // filter and scatter stay in the last-level cache and its buffers are
   // reused, large enough that halo rows (2r per band) cost little.
   size_t band_bytes = size_t(16) << 20;
+  // Adaptive filter only: write each pixel's sigma_r' (normalized units) to
+  // the colour planes instead of the filtered colour, for inspection.
+  bool output_sigma = false;
 };
 
 struct Plan {

@@ -41,7 +41,8 @@ class CpuBandFilter : public BandFilter {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
     for (int y = 0; y < out.rows; ++y) rows(plan, in, out, y, y + 1);
 
-    if (p.lab) planes_from_lab(out.plane(0), out.plane(1), out.plane(2), out.plane_stride, threads_);
+    // A sigma map is not a colour: it stays as computed.
+    if (p.lab && !p.output_sigma) planes_from_lab(out.plane(0), out.plane(1), out.plane(2), out.plane_stride, threads_);
     if (p.has_alpha) copy_alpha(plan, in, out);
   }
 

@@ -152,6 +152,14 @@ void filter_rows(const Plan& plan, const PaddedBand& in, const OutputBand& out, 
                                               weighted_d2[group] += w * d2;
                                               total[group] += w;
                                             });
+        if (plan.params.output_sigma) {  // the sigma_r' map instead of the filter
+          const int count = out.width - x0 < N ? out.width - x0 : N;
+          const size_t out_at = size_t(y) * size_t(out.width) + size_t(x0);
+          for (int c = 0; c < C; ++c)
+            store<N>(out.plane(c) + out_at, adaptive_sigma(plan.params, weighted_d2[Joint ? 0 : c], total[Joint ? 0 : c]),
+                     count);
+          continue;
+        }
         for (int g = 0; g < groups; ++g) coefficient[g] = adaptive_coefficient(plan.params, weighted_d2[g], total[g]);
         walk_window<N, K, C, Joint, Alpha>(plan, in, y, x0, centre, coefficient, accumulate);
       } else {

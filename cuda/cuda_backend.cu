@@ -98,6 +98,7 @@ class CudaBackend : public Backend {
 
   std::string unsupported(const Plan& plan) const override {
     // The adaptive walk exists only in the shared-memory kernels.
+    if (plan.params.output_sigma) return "the sigma map is computed on the CPU";
     return plan.params.adaptive && plan.radius > kMaxTiledRadius
                ? "the adaptive filter runs on the GPU up to radius " + std::to_string(kMaxTiledRadius)
                : "";
