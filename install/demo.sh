@@ -8,3 +8,6 @@ cmake --build build >> build.log 2>&1 || { tail -40 build.log; exit 1; }
 out="$PWD/build/astronaut_denoised.png"
 build/cli/edgewise --mode lab --sigma-s 2 --sigma-r 12 tests/data/astronaut_noisy.png -o "$out"
 echo "Denoised tests/data/astronaut_noisy.png -> $out"
+if [ -x build/plugin/edgewise ]; then
+  install/install-plugin.sh --build build
+fi

@@ -6,7 +6,9 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
           libpng-dev libtiff-dev libjpeg-dev      # the CLI's image I/O
           libgtest-dev libbabl-dev                # tests (Lab is checked against babl)
-          libopencv-dev)                          # the CPU benchmark's peer
+          libopencv-dev                           # the CPU benchmark's peer
+          libgimp2.0-dev libgegl-dev              # the GIMP 2.10 plug-in
+          gimp gimp-gmic)                         # its tests (gimp-console) and benchmark peer
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

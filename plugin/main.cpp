@@ -1,0 +1,76 @@
+// edgewise: the GIMP 2.10 plug-in. PDB registration and run modes here;
+// pixel I/O in drawable_io, the filter in core/. Linked against libgimp
+// only (not libgimpui): the dialog will be GTK 3, which cannot share a
+// process with libgimpui's GTK 2.
+#include <libgimp/gimp.h>
+
+#include <string>
+
+#include "filter_drawable.h"
+#include "last_values.h"
+#include "pdb_params.h"
+
+namespace {
+
+using namespace edgewise_plugin;
+
+const char* kProcedure = "plug-in-edgewise-bilateral";
+
+void query() {
+  const PdbParams params;
+  const std::string help =
+      "Edge-preserving denoising with the exact bilateral filter, on the selection (or the whole "
+      "drawable), at the image's own precision. Arguments:\n" +
+      params.help();
+  gimp_install_procedure(kProcedure, "Edge-preserving denoising (bilateral filter)", help.c_str(), "Edgewise authors",
+                         "Edgewise authors", "2026", "Edgewise _Bilateral...", "RGB*, GRAY*", GIMP_PLUGIN,
+                         params.count(), 0, params.defs(), nullptr);
+  gimp_plugin_menu_register(kProcedure, "<Image>/Filters/Enhance");
+}
+
+void run(const gchar* name, gint nparams, const GimpParam* param, gint* nreturn_vals, GimpParam** return_vals) {
+  // libgimp reads the return values after run() returns, so they (and the
+  // error text they point to) must outlive this call: the one place where
+  // the GIMP 2.10 plug-in protocol requires static storage.
+  static GimpParam values[2];
+  static std::string error;
+  *return_vals = values;
+  *nreturn_vals = 1;
+  values[0].type = GIMP_PDB_STATUS;
+  values[0].data.d_status = GIMP_PDB_SUCCESS;
+  // GIMP turns a STRING after a failed status into the call's error message.
+  const auto fail = [&](GimpPDBStatusType status, const std::string& message) {
+    error = message;
+    values[0].data.d_status = status;
+    values[1].type = GIMP_PDB_STRING;
+    values[1].data.d_string = const_cast<gchar*>(error.c_str());
+    *nreturn_vals = 2;
+  };
+
+  if (std::string(name) != kProcedure || nparams < kFixedArgs)
+    return fail(GIMP_PDB_CALLING_ERROR, "expected run-mode, image and drawable");
+  gegl_init(nullptr, nullptr);
+  gimp_plugin_enable_precision();
+  const auto run_mode = GimpRunMode(param[0].data.d_int32);
+  const gint32 drawable = param[2].data.d_drawable;
+
+  Request request;
+  if (run_mode == GIMP_RUN_NONINTERACTIVE) {
+    const std::string message = parse_args(nparams, param, request);
+    if (!message.empty()) return fail(GIMP_PDB_CALLING_ERROR, message);
+  } else {
+    // INTERACTIVE repeats the last values until the dialog exists.
+    request = load_last_values(kProcedure);
+  }
+  const std::string message = filter_drawable(drawable, request);
+  if (!message.empty()) return fail(GIMP_PDB_EXECUTION_ERROR, message);
+  store_last_values(kProcedure, request);
+  if (run_mode != GIMP_RUN_NONINTERACTIVE) gimp_displays_flush();
+}
+
+}  // namespace
+
+// MAIN() defines main() around this table; libgimp requires it global.
+const GimpPlugInInfo PLUG_IN_INFO = {nullptr, nullptr, query, run};
+
+MAIN()

@@ -1,0 +1,99 @@
+; The checks run inside gimp-console by run_gimp.sh, all in one GIMP
+; session because each start costs seconds. Images go to WORK/out and are
+; compared with the CLI's results by ctest; status checks print
+; "CHECK name PASS|FAIL" lines that ctest looks for in the log.
+;
+; P1, the filter the golden cases use (the CLI's --mode rgb --sigma-s 2.5
+; --sigma-r 25 --iterations 2): two iterations make the selection's halo
+; 2 r wide, which the selection case checks.
+
+(define (ew-load path) (car (gimp-file-load RUN-NONINTERACTIVE path path)))
+(define (ew-layer image) (car (gimp-image-get-active-drawable image)))
+(define (ew-save image path)
+  (gimp-file-save RUN-NONINTERACTIVE image (ew-layer image) path path)
+  (gimp-image-delete image))
+(define (ew-report name ok)
+  (gimp-message (string-append "CHECK " name (if ok " PASS" " FAIL"))))
+(define (ew-clean? image) (= 0 (car (gimp-image-is-dirty image))))
+
+(define (ew-p1 image)
+  (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image (ew-layer image) 1 2.5 0 25.0 0 2 0))
+
+; Loads input, lets prepare change it (precision, selection), runs P1,
+; lets finish change it, saves.
+(define (ew-golden-finish work input output prepare finish)
+  (let ((image (ew-load (string-append work "/in/" input))))
+    (prepare image)
+    (ew-p1 image)
+    (finish image)
+    (ew-save image (string-append work "/out/" output))))
+(define (ew-golden work input output prepare)
+  (ew-golden-finish work input output prepare ew-no-change))
+
+; Expects the call to fail and to leave the image as it was; saves it so
+; ctest can compare its pixels with the input.
+(define (ew-expect-error work name input prepare mode sigma-s radius sigma-r kernel iterations backend)
+  (let* ((image (ew-load (string-append work "/in/" input)))
+         (ignored (begin (prepare image) (gimp-image-clean-all image)))
+         (failed (catch #t
+                   (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image (ew-layer image)
+                                               mode sigma-s radius sigma-r kernel iterations backend)
+                   #f)))
+    (ew-report name (and failed (ew-clean? image)))
+    (ew-save image (string-append work "/out/" name ".png"))))
+
+(define (ew-no-change image) #t)
+(define (ew-add-alpha image) (gimp-layer-add-alpha (ew-layer image)))
+(define (ew-flatten image) (gimp-image-flatten image))
+(define (ew-indexed image) (gimp-image-convert-indexed image 0 0 255 FALSE FALSE ""))
+
+; The PDB arguments' names, as registered (generated from params.def).
+(define (ew-arg-names)
+  (let loop ((index 0) (names ""))
+    (if (< index (list-ref (gimp-procedural-db-proc-info "plug-in-edgewise-bilateral") 6))
+        (loop (+ index 1)
+              (string-append names " " (cadr (gimp-procedural-db-proc-arg "plug-in-edgewise-bilateral" index))))
+        names)))
+
+(define (edgewise-checks work)
+  (gimp-message (string-append "PDB ARGS" (ew-arg-names)))
+  (ew-golden work "astronaut.png" "rgb.png" ew-no-change)
+  (ew-golden work "astronaut_rgba.png" "rgba.png" ew-no-change)
+  (ew-golden work "camera.png" "gray.png" ew-no-change)
+  ; Alpha added inside GIMP (opaque, so flattening afterwards gives back
+  ; what the CLI computes without alpha): the Y'A / R'G'B'A float paths.
+  (ew-golden-finish work "astronaut.png" "rgb-added-alpha.png" ew-add-alpha ew-flatten)
+  (ew-golden-finish work "camera.png" "gray-added-alpha.png" ew-add-alpha ew-flatten)
+  (ew-golden work "astronaut16.png" "u16.png" ew-no-change)
+  (ew-golden work "astronaut16.png" "float.png"
+             (lambda (image) (gimp-image-convert-precision image PRECISION-FLOAT-GAMMA)))
+  ; Linear storage: the plug-in still filters R'G'B' (GEGL converts); the
+  ; PNG exporter would write linear values, so convert back before saving.
+  (ew-golden-finish work "astronaut16.png" "half-linear.png"
+                    (lambda (image) (gimp-image-convert-precision image PRECISION-HALF-LINEAR))
+                    (lambda (image) (gimp-image-convert-precision image PRECISION-U16-GAMMA)))
+  (ew-golden work "astronaut.png" "selection.png"
+             (lambda (image) (gimp-image-select-rectangle image CHANNEL-OP-REPLACE 60 40 100 90)))
+  ; WITH-LAST-VALS: a lab/tukey run, failed calls in between (they must not
+  ; change the stored values), then a repeat whose own arguments are ignored.
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image (ew-layer image) 2 2.0 5 8.0 1 1 1)
+    (ew-save image (string-append work "/out/lab.png")))
+  (ew-expect-error work "bad-sigma-s" "astronaut.png" ew-no-change 1 -1.0 0 20.0 0 1 0)
+  (ew-expect-error work "bad-mode" "astronaut.png" ew-no-change 7 3.0 0 20.0 0 1 0)
+  (ew-expect-error work "bad-backend" "astronaut.png" ew-no-change 1 3.0 0 20.0 0 1 9)
+  (ew-expect-error work "indexed" "astronaut.png" ew-indexed 1 3.0 0 20.0 0 1 0)
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (plug-in-edgewise-bilateral RUN-WITH-LAST-VALS image (ew-layer image) 1 3.0 0 20.0 0 1 0)
+    (ew-save image (string-append work "/out/last-vals.png")))
+  ; The README's batch example.
+  (ew-report "batch-example-count"
+             (= 2 (edgewise-batch (string-append work "/in/batch/*.png") (string-append work "/out/batch")
+                                  0 1.5 0 30.0 2 1)))
+  (ew-report "done" #t))
+
+; Uncaught, so that GIMP prints the plug-in's error message into the log.
+(define (edgewise-error-message work input prepare mode sigma-s)
+  (let ((image (ew-load (string-append work "/in/" input))))
+    (prepare image)
+    (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image (ew-layer image) mode sigma-s 0 20.0 0 1 0)))
