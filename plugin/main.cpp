@@ -14,18 +14,25 @@ namespace {
 
 using namespace edgewise_plugin;
 
-const char* kProcedure = "plug-in-edgewise-bilateral";
+const char* kBilateral = "plug-in-edgewise-bilateral";
+const char* kAdaptive = "plug-in-edgewise-adaptive";
+
+void install(const char* name, Procedure procedure, const char* blurb, const char* what, const char* menu_label) {
+  const PdbParams params(procedure);
+  const std::string help = std::string("Edge-preserving denoising with ") + what +
+                           ", on the selection (or the whole drawable), at the image's own precision. "
+                           "Arguments:\n" +
+                           params.help();
+  gimp_install_procedure(name, blurb, help.c_str(), "Edgewise authors", "Edgewise authors", "2026", menu_label,
+                         "RGB*, GRAY*", GIMP_PLUGIN, params.count(), 0, params.defs(), nullptr);
+  gimp_plugin_menu_register(name, "<Image>/Filters/Enhance");
+}
 
 void query() {
-  const PdbParams params;
-  const std::string help =
-      "Edge-preserving denoising with the exact bilateral filter, on the selection (or the whole "
-      "drawable), at the image's own precision. Arguments:\n" +
-      params.help();
-  gimp_install_procedure(kProcedure, "Edge-preserving denoising (bilateral filter)", help.c_str(), "Edgewise authors",
-                         "Edgewise authors", "2026", "Edgewise _Bilateral...", "RGB*, GRAY*", GIMP_PLUGIN,
-                         params.count(), 0, params.defs(), nullptr);
-  gimp_plugin_menu_register(kProcedure, "<Image>/Filters/Enhance");
+  install(kBilateral, Procedure::bilateral, "Edge-preserving denoising (bilateral filter)",
+          "the exact bilateral filter", "Edgewise _Bilateral...");
+  install(kAdaptive, Procedure::adaptive, "Edge-preserving denoising (variance-adaptive bilateral filter)",
+          "the variance-adaptive bilateral filter (sigma-r follows the local deviation)", "Edgewise _Adaptive...");
 }
 
 void run(const gchar* name, gint nparams, const GimpParam* param, gint* nreturn_vals, GimpParam** return_vals) {
@@ -47,8 +54,11 @@ void run(const gchar* name, gint nparams, const GimpParam* param, gint* nreturn_
     *nreturn_vals = 2;
   };
 
-  if (std::string(name) != kProcedure || nparams < kFixedArgs)
+  const bool adaptive = std::string(name) == kAdaptive;
+  if ((!adaptive && std::string(name) != kBilateral) || nparams < kFixedArgs)
     return fail(GIMP_PDB_CALLING_ERROR, "expected run-mode, image and drawable");
+  const char* procedure_name = adaptive ? kAdaptive : kBilateral;
+  const Procedure procedure = adaptive ? Procedure::adaptive : Procedure::bilateral;
   gegl_init(nullptr, nullptr);
   gimp_plugin_enable_precision();
   const auto run_mode = GimpRunMode(param[0].data.d_int32);
@@ -56,15 +66,16 @@ void run(const gchar* name, gint nparams, const GimpParam* param, gint* nreturn_
 
   Request request;
   if (run_mode == GIMP_RUN_NONINTERACTIVE) {
-    const std::string message = parse_args(nparams, param, request);
+    const std::string message = parse_args(procedure, nparams, param, request);
     if (!message.empty()) return fail(GIMP_PDB_CALLING_ERROR, message);
   } else {
     // INTERACTIVE repeats the last values until the dialog exists.
-    request = load_last_values(kProcedure);
+    request = load_last_values(procedure_name);
+    request.spec.filter = adaptive ? edgewise::FilterKind::adaptive : edgewise::FilterKind::bilateral;
   }
   const std::string message = filter_drawable(drawable, request);
   if (!message.empty()) return fail(GIMP_PDB_EXECUTION_ERROR, message);
-  store_last_values(kProcedure, request);
+  store_last_values(procedure_name, request);
   if (run_mode != GIMP_RUN_NONINTERACTIVE) gimp_displays_flush();
 }
 

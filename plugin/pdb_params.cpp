@@ -41,7 +41,7 @@ const char* kBackendDescription =
 
 }  // namespace
 
-PdbParams::PdbParams() {
+PdbParams::PdbParams(Procedure procedure) {
   names_ = {"run-mode", "image", "drawable"};
   descriptions_ = {"The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1), RUN-WITH-LAST-VALS (2) }",
                    "Input image", "Input drawable"};
@@ -57,12 +57,19 @@ PdbParams::PdbParams() {
   descriptions_.push_back(kBackendDescription);
   types.push_back(GIMP_PDB_INT32);
   help_ += std::string(kBackendDescription) + ".\n";
+  if (procedure == Procedure::adaptive)
+    for (const auto& info : edgewise::adaptive_param_table()) {
+      names_.push_back(info.cli_flag);
+      descriptions_.push_back(describe(info));
+      types.push_back(GIMP_PDB_FLOAT);
+      help_ += describe(info) + ".\n";
+    }
   for (size_t i = 0; i < names_.size(); ++i)
     defs_.push_back({types[i], const_cast<gchar*>(names_[i].c_str()), const_cast<gchar*>(descriptions_[i].c_str())});
 }
 
-std::string parse_args(int nparams, const GimpParam* params, Request& request) {
-  const PdbParams layout;
+std::string parse_args(Procedure procedure, int nparams, const GimpParam* params, Request& request) {
+  const PdbParams layout(procedure);
   if (nparams != layout.count())
     return "expected " + std::to_string(layout.count()) + " arguments, got " + std::to_string(nparams);
   int index = kFixedArgs;
@@ -73,9 +80,16 @@ std::string parse_args(int nparams, const GimpParam* params, Request& request) {
     const std::string error = edgewise::set_param(request.spec, info.cli_flag, value);
     if (!error.empty()) return error;
   }
-  request.backend = params[index].data.d_int32;
+  request.backend = params[index++].data.d_int32;
   if (request.backend < int(edgewise::BackendChoice::automatic) || request.backend > int(edgewise::BackendChoice::cuda))
     return "invalid backend " + std::to_string(request.backend) + ": expected 0 (auto), 1 (cpu) or 2 (cuda)";
+  request.spec.filter =
+      procedure == Procedure::adaptive ? edgewise::FilterKind::adaptive : edgewise::FilterKind::bilateral;
+  if (procedure == Procedure::adaptive)
+    for (const auto& info : edgewise::adaptive_param_table()) {
+      const std::string error = edgewise::set_param(request.spec, info.cli_flag, params[index++].data.d_float);
+      if (!error.empty()) return error;
+    }
   // set_param checks each value alone; this checks them together.
   return edgewise::validate(request.spec);
 }

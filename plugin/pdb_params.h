@@ -15,9 +15,13 @@ namespace edgewise_plugin {
 // run-mode, image, drawable, the filter's parameters, backend.
 constexpr int kFixedArgs = 3;
 
+// plug-in-edgewise-bilateral, and plug-in-edgewise-adaptive: the same
+// arguments followed by the adaptive filter's own (adaptive_params.def).
+enum class Procedure { bilateral, adaptive };
+
 class PdbParams {
  public:
-  PdbParams();
+  explicit PdbParams(Procedure procedure = Procedure::bilateral);
   const GimpParamDef* defs() const { return defs_.data(); }
   int count() const { return int(defs_.size()); }
   // The procedure's help: every filter argument with its unit and range.
@@ -37,6 +41,6 @@ struct Request {
 
 // Reads the filter arguments of a NONINTERACTIVE call. Returns "" or the
 // engine's validator message for the first bad argument.
-std::string parse_args(int nparams, const GimpParam* params, Request& request);
+std::string parse_args(Procedure procedure, int nparams, const GimpParam* params, Request& request);
 
 }  // namespace edgewise_plugin

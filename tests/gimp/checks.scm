@@ -86,6 +86,11 @@
   (let ((image (ew-load (string-append work "/in/astronaut.png"))))
     (plug-in-edgewise-bilateral RUN-WITH-LAST-VALS image (ew-layer image) 1 3.0 0 20.0 0 1 0)
     (ew-save image (string-append work "/out/last-vals.png")))
+  ; The adaptive filter's procedure: the bilateral arguments, then adapt-k,
+  ; adapt-eps, adapt-min, adapt-max.
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (plug-in-edgewise-adaptive RUN-NONINTERACTIVE image (ew-layer image) 1 1.5 0 30.0 0 1 1 1.5 0.01 0.002 1.0)
+    (ew-save image (string-append work "/out/adaptive.png")))
   ; The README's batch example.
   (ew-report "batch-example-count"
              (= 2 (edgewise-batch (string-append work "/in/batch/*.png") (string-append work "/out/batch")

@@ -38,6 +38,8 @@ p1=(--mode rgb --sigma-s 2.5 --sigma-r 25 --iterations 2)
 "$cli" "${p1[@]}" "$work/in/astronaut16.png" -o "$work/ref/u16.png"
 "$cli" --mode lab --sigma-s 2 --radius 5 --sigma-r 8 --kernel tukey --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/lab.png"
+"$cli" --filter adaptive --mode rgb --sigma-s 1.5 --sigma-r 30 --adapt-k 1.5 --backend cpu \
+  "$work/in/astronaut.png" -o "$work/ref/adaptive.png"
 "$cli" --mode per-channel --sigma-s 1.5 --sigma-r 30 --kernel lorentz \
   "$work/in/batch/astronaut.png" "$work/in/batch/camera.png" -o "$work/ref/batch"
 
