@@ -49,6 +49,17 @@ FloatImage run_gpu_buffers(const FilterSpec& spec, const FloatImage& image, size
   return output;
 }
 
+// Both GPU pipelines (streamed floats, whole buffers) against the double
+// reference, within 1e-4 on 0..1 values.
+void expect_gpu_matches_reference(const FilterSpec& spec, const FloatImage& image) {
+  SCOPED_TRACE(describe(spec, image.shape()));
+  const ReferenceImage expected = run_reference(spec, image);
+  const Difference streamed = max_difference(expected, run_gpu(spec, image));
+  EXPECT_LE(streamed.max_abs, 1e-4) << streamed.describe();
+  const Difference buffered = max_difference(expected, run_gpu_buffers(spec, image));
+  EXPECT_LE(buffered.max_abs, 1e-4) << buffered.describe();
+}
+
 const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
 const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 
@@ -63,13 +74,7 @@ TEST(CudaBackend, MatchesReferenceEveryModeKernelRadius) {
         const ImageShape shape = sizes[size_t(case_index++) % (sizeof sizes / sizeof sizes[0])];
         const FilterSpec spec = make_spec(mode, kernel, radius ? radius / 2.0f + 0.3f : 1.7f,
                                           mode == ColorMode::lab ? 12.0f : 35.0f, radius);
-        SCOPED_TRACE(describe(spec, shape));
-        const FloatImage image = random_image(rng, shape);
-        const ReferenceImage expected = run_reference(spec, image);
-        const Difference streamed = max_difference(expected, run_gpu(spec, image));
-        EXPECT_LE(streamed.max_abs, 1e-4) << streamed.describe();
-        const Difference buffered = max_difference(expected, run_gpu_buffers(spec, image));
-        EXPECT_LE(buffered.max_abs, 1e-4) << buffered.describe();
+        expect_gpu_matches_reference(spec, random_image(rng, shape));
       }
 }
 
@@ -205,13 +210,7 @@ TEST(CudaAdaptive, MatchesReferenceEveryModeKernelRadius) {
         const ImageShape shape = sizes[size_t(case_index++) % (sizeof sizes / sizeof sizes[0])];
         const FilterSpec spec = adaptive(make_spec(mode, kernel, radius ? radius / 2.0f + 0.3f : 1.7f,
                                                    mode == ColorMode::lab ? 12.0f : 35.0f, radius));
-        SCOPED_TRACE(describe(spec, shape));
-        const FloatImage image = random_image(rng, shape);
-        const ReferenceImage expected = run_reference(spec, image);
-        const Difference streamed = max_difference(expected, run_gpu(spec, image));
-        EXPECT_LE(streamed.max_abs, 1e-4) << streamed.describe();
-        const Difference buffered = max_difference(expected, run_gpu_buffers(spec, image));
-        EXPECT_LE(buffered.max_abs, 1e-4) << buffered.describe();
+        expect_gpu_matches_reference(spec, random_image(rng, shape));
       }
 }
 
