@@ -82,14 +82,16 @@ EW_HD T normalise(T weighted_sum, T weight_sum, T centre) {
 // pixels with rescue_pixel; with any visible centre the sum is far above.
 constexpr float kRescueWeightSum = 1e-30f;
 
-// Log2 of one tap's weight without alpha; -inf when the range kernel is zero.
-EW_HD float tap_log2_weight(const BilateralParams& p, int dx, int dy, float d2) {
+// Log2 of one tap's weight without alpha; -inf when the range kernel is
+// zero. coefficient is the range coefficient (the plan's, or a pixel's own
+// in the adaptive filter).
+EW_HD float tap_log2_weight(const BilateralParams& p, float coefficient, int dx, int dy, float d2) {
   const float spatial = -float(dx * dx + dy * dy) * p.spatial_log2_coefficient;
   switch (p.kernel) {
-    case RangeKernel::gaussian: return spatial - d2 * p.range_coefficient;
-    case RangeKernel::tukey: return spatial + log2f(range_tukey(d2 * p.range_coefficient));
-    case RangeKernel::lorentz: return spatial + log2f(range_lorentz(d2 * p.range_coefficient));
-    default: return spatial + log2f(range_huber(d2 * p.range_coefficient));
+    case RangeKernel::gaussian: return spatial - d2 * coefficient;
+    case RangeKernel::tukey: return spatial + log2f(range_tukey(d2 * coefficient));
+    case RangeKernel::lorentz: return spatial + log2f(range_lorentz(d2 * coefficient));
+    default: return spatial + log2f(range_huber(d2 * coefficient));
   }
 }
 
@@ -97,13 +99,17 @@ EW_HD float tap_log2_weight(const BilateralParams& p, int dx, int dy, float d2) 
 // weight in the window, so nothing underflows. A window whose weights are
 // all below 2^-1074 (zero even in double precision) or transparent keeps the
 // pixel's value. fetch(dx, dy, colour, alpha) reads the working-unit sample
-// at offset (dx, dy); channel c is filtered alone unless p.joint. Slow (two
-// passes, log2 per tap) and used only below kRescueWeightSum.
+// at offset (dx, dy); channel c is filtered alone unless p.joint.
+// coefficients holds one range coefficient per weight group (the adaptive
+// filter's own for the pixel), or is null for the plan's. Slow (two passes,
+// log2 per tap) and used only below kRescueWeightSum.
 template <class Fetch>
-EW_HD void rescue_pixel(const BilateralParams& p, const float* centre, Fetch fetch, float* out) {
+EW_HD void rescue_pixel(const BilateralParams& p, const float* coefficients, const float* centre, Fetch fetch,
+                        float* out) {
   const int r = p.radius, channels = p.color_channels;
   const int groups = p.joint ? 1 : channels;
   for (int g = 0; g < groups; ++g) {
+    const float coefficient = coefficients ? coefficients[g] : p.range_coefficient;
     float largest = -INFINITY;
     for (int pass = 0; pass < 2; ++pass) {
       float sum[3] = {0.f, 0.f, 0.f}, weight_sum = 0.f;
@@ -115,7 +121,7 @@ EW_HD void rescue_pixel(const BilateralParams& p, const float* centre, Fetch fet
           float d2 = 0.f;
           for (int c = 0; c < channels; ++c)
             if (p.joint || c == g) d2 += (colour[c] - centre[c]) * (colour[c] - centre[c]);
-          const float e = tap_log2_weight(p, dx, dy, d2);
+          const float e = tap_log2_weight(p, coefficient, dx, dy, d2);
           if (pass == 0) {
             largest = e > largest ? e : largest;
             continue;

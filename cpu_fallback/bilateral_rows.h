@@ -57,22 +57,15 @@ void rescue_lanes(const Plan& plan, const PaddedBand& in, const OutputBand& out,
     if (!needed) continue;
     const int x = x0 + lane;
     const size_t centre_at = size_t(y + r) * size_t(pw) + size_t(x + r);
-    float centre[3], result[3], channel_result[3];
+    float centre[3], result[3], lane_coefficients[3];
     for (int c = 0; c < p.color_channels; ++c) centre[c] = in.plane(c)[centre_at];
     auto fetch = [&](int dx, int dy, float* colour, float& alpha) {
       const size_t at = centre_at + size_t(ptrdiff_t(dy) * pw + dx);
       for (int c = 0; c < p.color_channels; ++c) colour[c] = in.plane(c)[at];
       alpha = p.has_alpha ? in.plane(p.color_channels)[at] : 1.0f;
     };
-    // Each weight group with its own coefficient (they differ only in the
-    // adaptive per-channel filter).
-    for (int g = 0; g < groups; ++g) {
-      BilateralParams params = p;
-      if (coefficients) params.range_coefficient = coefficients[g][lane];
-      rescue_pixel(params, centre, fetch, channel_result);
-      for (int c = 0; c < p.color_channels; ++c)
-        if (groups == 1 || c == g) result[c] = channel_result[c];
-    }
+    for (int g = 0; coefficients && g < groups; ++g) lane_coefficients[g] = coefficients[g][lane];
+    rescue_pixel(p, coefficients ? lane_coefficients : nullptr, centre, fetch, result);
     for (int c = 0; c < p.color_channels; ++c) out.plane(c)[size_t(y) * size_t(out.width) + size_t(x)] = result[c];
   }
 }

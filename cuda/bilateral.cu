@@ -176,17 +176,7 @@ __device__ __noinline__ void rescue_outputs(const BilateralParams& params, const
       for (int c = 0; c < params.color_channels; ++c) colour[c] = in.plane(c)[at];
       alpha = params.has_alpha ? in.plane(params.color_channels)[at] : 1.0f;
     };
-    // The adaptive filter's coefficients differ per row and, per channel,
-    // per group; each group is rescued with its own.
-    const int groups = coefficients && !params.joint ? params.color_channels : 1;
-    for (int g = 0; g < groups; ++g) {
-      BilateralParams own = params;
-      if (coefficients) own.range_coefficient = coefficients[k][g];
-      float group_result[3];
-      rescue_pixel(own, centre, fetch, group_result);
-      for (int c = 0; c < params.color_channels; ++c)
-        if (groups == 1 || c == g) result[c] = group_result[c];
-    }
+    rescue_pixel(params, coefficients ? coefficients[k] : nullptr, centre, fetch, result);
     for (int c = 0; c < params.color_channels; ++c) out.plane(c)[size_t(y) * size_t(out.width) + size_t(x)] = result[c];
   }
 }
