@@ -43,8 +43,9 @@ static RunReport run_with_fallback(const Plan& plan, const RunOptions& options,
   if (options.backend != BackendChoice::cpu) {
     std::string why_not;
     std::unique_ptr<Backend> gpu = make_cuda_backend(options.backend_options, why_not);
-    if (gpu && !gpu->unsupported(plan).empty()) {
-      why_not = gpu->unsupported(plan);
+    const std::string unsupported = gpu ? gpu->unsupported(plan) : std::string();
+    if (!unsupported.empty()) {
+      why_not = unsupported;
       gpu.reset();
       if (options.backend == BackendChoice::automatic && options.notice) options.notice(why_not + "; using the CPU");
     }
