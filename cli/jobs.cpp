@@ -30,13 +30,6 @@ std::string join(const std::string& directory, const std::string& name) {
   return ends_with_slash(directory) ? directory + name : directory + "/" + name;
 }
 
-edgewise::ImageBuffer view(DecodedImage& image) {
-  return {image.bytes.data(),
-          {image.width, image.height, image.channels},
-          image.bits == 16 ? edgewise::SampleType::u16 : edgewise::SampleType::u8,
-          image.row_bytes()};
-}
-
 // Output paths and formats, before any file is opened.
 std::vector<Job> name_outputs(const std::vector<std::string>& inputs, const std::string& output) {
   const bool to_directory = is_directory(output);
@@ -66,6 +59,13 @@ std::vector<Job> name_outputs(const std::vector<std::string>& inputs, const std:
 }
 
 }  // namespace
+
+edgewise::ImageBuffer view(DecodedImage& image) {
+  return {image.bytes.data(),
+          {image.width, image.height, image.channels},
+          image.bits == 16 ? edgewise::SampleType::u16 : edgewise::SampleType::u8,
+          image.row_bytes()};
+}
 
 std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output) {
   std::vector<Job> jobs = name_outputs(inputs, output);

@@ -17,6 +17,9 @@ struct Job {
   DecodedImage image;  // the decoded input when kept from checking, else empty
 };
 
+// The engine's view of a decoded image (no copy).
+edgewise::ImageBuffer view(DecodedImage& image);
+
 // Decides every output path and format and checks all that can be checked
 // without filtering: each input decodes completely, the output format can
 // hold it, each output directory accepts new files, and no two inputs share

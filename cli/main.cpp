@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine.h"
+#include "gui.h"
 #include "jobs.h"
 #include "options.h"
 
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   }
   try {
     std::vector<Job> jobs = plan_jobs(options.inputs, options.output);
+    if (options.gui) return run_gui(jobs, options);
     if (!options.sigma_map.empty()) {  // checked before anything is filtered or written
       const FileFormat format = format_for_output(options.sigma_map);
       if (format == FileFormat::jpeg) throw std::runtime_error(options.sigma_map + ": the sigma map is 16-bit; write PNG or TIFF");

@@ -25,6 +25,7 @@ bool apply_option(CliOptions& options, const std::string& flag, const std::strin
     std::string error;
     options.run.backend = edgewise::parse_backend(value, error);
     if (!error.empty()) throw std::invalid_argument(error);
+    options.given.emplace_back(flag, value);
   } else if (flag == "threads") {
     options.run.backend_options.threads = int(parse_integer("threads", value, 0, 4096));
   } else if (flag == "gpu-memory") {
@@ -36,6 +37,7 @@ bool apply_option(CliOptions& options, const std::string& flag, const std::strin
   } else if (edgewise::find_param(flag)) {
     const std::string error = edgewise::set_param(options.spec, flag, value);
     if (!error.empty()) throw std::invalid_argument(error);
+    options.given.emplace_back(flag, value);
   } else {
     return false;
   }
@@ -108,6 +110,8 @@ CliOptions parse_options(int argc, char** argv) {
       options.help = true;
     } else if (arg == "--version") {
       options.version = true;
+    } else if (arg == "--gui") {
+      options.gui = true;
     } else {
       // --flag=value or --flag value
       std::string value;
@@ -137,6 +141,10 @@ CliOptions parse_options(int argc, char** argv) {
   // set_param checks each value alone; this checks them together.
   const std::string error = edgewise::validate(options.spec);
   if (!error.empty()) throw std::invalid_argument(error);
+  if (options.gui) {
+    if (options.inputs.size() != 1) throw std::invalid_argument("--gui takes exactly one input");
+    if (!options.sigma_map.empty()) throw std::invalid_argument("--write-sigma cannot be combined with --gui");
+  }
   if (!options.sigma_map.empty()) {
     if (options.spec.filter != edgewise::FilterKind::adaptive)
       throw std::invalid_argument("--write-sigma needs --filter adaptive");
@@ -149,6 +157,7 @@ std::string help_text() {
   const edgewise::BackendOptions backend_defaults;
   std::ostringstream out;
   out << "Usage: edgewise [OPTIONS] INPUT... -o OUTPUT\n"
+         "       edgewise --gui [OPTIONS] INPUT -o OUTPUT\n"
          "Edge-preserving denoising with the bilateral filter.\n\n"
       << wrap(
              "Reads PNG, JPEG and TIFF: 8 or 16 bits per sample, grey or RGB, with or without alpha. "
@@ -178,6 +187,11 @@ std::string help_text() {
       << "  --write-sigma FILE\n"
       << wrap("With --filter adaptive and one input: also write each pixel's sigma-r' as a 16-bit grey "
               "image (RGB in per-channel mode), scaled so that adapt-max is white. PNG or TIFF.")
+      << "  --gui\n"
+      << wrap("Open the filter dialog with a live preview of INPUT; OK filters and writes OUTPUT, Cancel "
+              "writes nothing. It starts from the dialog's last values, with the filter options given here "
+              "applied over them; the values chosen are kept for next time in "
+              "$XDG_CONFIG_HOME/edgewise/dialog.args (~/.config/edgewise/dialog.args). Needs a display.")
       << "  --band-rows N\n"
       << wrap("Debugging: rows per CPU band, 0 = automatic. Results do not depend on it. Default 0.")
       << "  -o, --output PATH\n"
@@ -193,7 +207,8 @@ std::string help_text() {
              "for jobs longer than half a second (a terminal) or ten seconds (a log).",
              0)
       << "\nExit status: 0 success; 1 a file, image or backend error; 2 a usage error\n"
-         "(unknown option, bad parameter value, missing input or output).\n";
+         "(unknown option, bad parameter value, missing input or output); 3 the dialog\n"
+         "(--gui) was cancelled and nothing was written.\n";
   return out.str();
 }
 

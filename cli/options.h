@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine.h"
@@ -13,6 +14,7 @@ namespace edgewise_cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;  // a file, image or backend problem
 constexpr int kExitUsage = 2;    // bad options or parameter values
+constexpr int kExitCancelled = 3;  // --gui: the dialog was cancelled, nothing written
 
 struct CliOptions {
   edgewise::FilterSpec spec;
@@ -20,6 +22,10 @@ struct CliOptions {
   std::vector<std::string> inputs;
   std::string output;
   std::string sigma_map;  // --write-sigma FILE (adaptive filter, one input)
+  // Filter parameters and --backend as given on the command line, in order:
+  // --gui applies them over the dialog's last values.
+  std::vector<std::pair<std::string, std::string>> given;
+  bool gui = false;
   bool help = false;
   bool version = false;
 };

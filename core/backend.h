@@ -50,5 +50,8 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options);
 std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options, std::string& why_not);
 // A short description of the CUDA device that would be used, or why none.
 std::string describe_cuda_device();
+// True when a usable CUDA device exists; `description` then names it, and
+// otherwise says why none is usable (for the dialog's backend choice).
+bool cuda_device_usable(std::string& description);
 
 }  // namespace edgewise

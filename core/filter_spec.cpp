@@ -8,19 +8,28 @@
 
 namespace edgewise {
 
+// The label without its mnemonic marker.
+static std::string strip_mnemonic(const std::string& label) {
+  std::string plain;
+  for (char c : label)
+    if (c != '_') plain += c;
+  return plain;
+}
+
 const std::vector<ParamInfo>& param_table() {
   static const std::vector<ParamInfo> table = [] {
     std::vector<ParamInfo> rows = {
 #define EW_ENUM_PARAM(etype, field, flag, label, def, help, ...)                 \
   ParamInfo{#field, flag, label, "", help, true, true,                           \
-            static_cast<double>(etype::def), 0, 0, 0, 0, nullptr, {__VA_ARGS__}},
+            static_cast<double>(etype::def), 0, 0, 0, 0, nullptr, {__VA_ARGS__}, ""},
 #define EW_NUM_PARAM(type, field, flag, label, unit, def, hmin, hmax, smin, smax, help) \
   ParamInfo{#field, flag, label, unit, help, false, std::is_integral<type>::value,        \
-            static_cast<double>(def), hmin, hmax, smin, smax, nullptr, {}},
+            static_cast<double>(def), hmin, hmax, smin, smax, nullptr, {}, ""},
 #include "params.def"
     };
-    // An enum's range is its list of spellings.
     for (auto& info : rows) {
+      info.label = strip_mnemonic(info.mnemonic_label);
+      // An enum's range is its list of spellings.
       if (!info.is_enum) continue;
       info.default_token = info.tokens[static_cast<size_t>(info.default_value)];
       info.hard_max = info.slider_max = static_cast<double>(info.tokens.size() - 1);
@@ -31,12 +40,16 @@ const std::vector<ParamInfo>& param_table() {
 }
 
 const std::vector<ParamInfo>& adaptive_param_table() {
-  static const std::vector<ParamInfo> table = {
+  static const std::vector<ParamInfo> table = [] {
+    std::vector<ParamInfo> rows = {
 #define EW_NUM_PARAM(type, field, flag, label, unit, def, hmin, hmax, smin, smax, help) \
   ParamInfo{#field, flag, label, unit, help, false, std::is_integral<type>::value,        \
-            static_cast<double>(def), hmin, hmax, smin, smax, nullptr, {}},
+            static_cast<double>(def), hmin, hmax, smin, smax, nullptr, {}, ""},
 #include "adaptive_params.def"
-  };
+    };
+    for (auto& info : rows) info.label = strip_mnemonic(info.mnemonic_label);
+    return rows;
+  }();
   return table;
 }
 

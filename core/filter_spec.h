@@ -26,7 +26,7 @@ struct FilterSpec {
 struct ParamInfo {
   const char* field;
   const char* cli_flag;
-  const char* label;
+  std::string mnemonic_label;  // "Range si_gma": '_' marks the dialog's access key
   const char* unit;  // empty for enums
   const char* help;
   bool is_enum;
@@ -35,6 +35,7 @@ struct ParamInfo {
   double hard_min, hard_max, slider_min, slider_max;
   const char* default_token;        // enum parameters
   std::vector<const char*> tokens;  // enum spellings, index = PDB value
+  std::string label;                // "Range sigma": for help texts and messages
 };
 
 // The bilateral filter's parameters (params.def), in declaration order.

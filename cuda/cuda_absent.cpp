@@ -13,4 +13,9 @@ std::unique_ptr<Backend> make_cuda_backend(const BackendOptions&, std::string& w
 
 std::string describe_cuda_device() { return "none (built without CUDA)"; }
 
+bool cuda_device_usable(std::string& description) {
+  description = "this build of Edgewise has no CUDA backend";
+  return false;
+}
+
 }  // namespace edgewise

@@ -254,14 +254,20 @@ std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options, std::s
   }
 }
 
-std::string describe_cuda_device() {
-  std::string why_not;
-  const int device = cuda::probe_device(why_not);
-  if (device < 0) return why_not;
+bool cuda_device_usable(std::string& description) {
+  const int device = cuda::probe_device(description);
+  if (device < 0) return false;
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, device);
-  return std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
-         std::to_string(prop.minor) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB)";
+  description = std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
+                std::to_string(prop.minor) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB)";
+  return true;
+}
+
+std::string describe_cuda_device() {
+  std::string description;
+  cuda_device_usable(description);
+  return description;
 }
 
 }  // namespace edgewise

@@ -1,12 +1,13 @@
 // edgewise: the GIMP 2.10 plug-in. PDB registration and run modes here;
-// pixel I/O in drawable_io, the filter in core/. Linked against libgimp
-// only (not libgimpui): the dialog will be GTK 3, which cannot share a
-// process with libgimpui's GTK 2.
+// pixel I/O in drawable_io, the dialog in dialogs/, the filter in core/.
+// Linked against libgimp only (not libgimpui): the dialog is GTK 3, which
+// cannot share a process with libgimpui's GTK 2.
 #include <libgimp/gimp.h>
 
 #include <string>
 
 #include "filter_drawable.h"
+#include "interactive.h"
 #include "last_values.h"
 #include "pdb_params.h"
 
@@ -69,9 +70,23 @@ void run(const gchar* name, gint nparams, const GimpParam* param, gint* nreturn_
     const std::string message = parse_args(procedure, nparams, param, request);
     if (!message.empty()) return fail(GIMP_PDB_CALLING_ERROR, message);
   } else {
-    // INTERACTIVE repeats the last values until the dialog exists.
     request = load_last_values(procedure_name);
     request.spec.filter = adaptive ? edgewise::FilterKind::adaptive : edgewise::FilterKind::bilateral;
+    if (run_mode == GIMP_RUN_INTERACTIVE) {
+      if (gimp_drawable_is_indexed(drawable))  // before the dialog, not after it
+        return fail(GIMP_PDB_EXECUTION_ERROR,
+                    "Edgewise filters RGB and grey images; convert indexed images first (Image > Mode > RGB)");
+      std::string message;
+      switch (ask_user(drawable, procedure, request, message)) {
+        case DialogOutcome::cancelled:
+          values[0].data.d_status = GIMP_PDB_CANCEL;
+          return;
+        case DialogOutcome::failed:
+          return fail(GIMP_PDB_EXECUTION_ERROR, message);
+        case DialogOutcome::ok:
+          break;
+      }
+    }
   }
   const std::string message = filter_drawable(drawable, request);
   if (!message.empty()) return fail(GIMP_PDB_EXECUTION_ERROR, message);

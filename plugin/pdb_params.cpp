@@ -21,7 +21,7 @@ std::string number(double value) {
 // "Spatial sigma: standard deviation of the spatial Gaussian, in px (0.1 to
 // 100, default 3)", or for enums the list "0 gaussian, 1 tukey, ...".
 std::string describe(const edgewise::ParamInfo& info) {
-  std::string text = std::string(info.label) + ": " + info.help;
+  std::string text = info.label + ": " + info.help;
   if (info.is_enum) {
     text += " {";
     for (size_t i = 0; i < info.tokens.size(); ++i) text += (i ? ", " : "") + std::to_string(i) + " " + info.tokens[i];

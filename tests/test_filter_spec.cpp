@@ -74,7 +74,7 @@ TEST(FilterSpec, ParamTableMatchesDefaults) {
     SCOPED_TRACE(info.cli_flag);
     EXPECT_EQ(edgewise::find_param(info.cli_flag), &info);
     EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), info.default_value);
-    EXPECT_TRUE(info.label && info.label[0]);
+    EXPECT_FALSE(info.label.empty());
     EXPECT_TRUE(info.help && info.help[0]);
     EXPECT_LE(info.hard_min, info.default_value);
     EXPECT_GE(info.hard_max, info.default_value);
@@ -90,6 +90,24 @@ TEST(FilterSpec, ParamTableMatchesDefaults) {
   }
   EXPECT_STREQ(edgewise::to_string(defaults.mode), edgewise::find_param("mode")->default_token);
   EXPECT_STREQ(edgewise::to_string(defaults.kernel), edgewise::find_param("kernel")->default_token);
+}
+
+// The dialog builds its rows from both tables: every label has one access
+// key, and no two parameters share one.
+TEST(FilterSpec, MnemonicsAreUnique) {
+  std::string keys;
+  for (const auto* table : {&edgewise::param_table(), &edgewise::adaptive_param_table()})
+    for (const ParamInfo& info : *table) {
+      SCOPED_TRACE(info.cli_flag);
+      EXPECT_FALSE(info.label.empty());
+      EXPECT_EQ(info.label.find('_'), std::string::npos);
+      const size_t marker = info.mnemonic_label.find('_');
+      ASSERT_NE(marker, std::string::npos);
+      ASSERT_LT(marker + 1, info.mnemonic_label.size());
+      const char key = char(std::tolower(static_cast<unsigned char>(info.mnemonic_label[marker + 1])));
+      EXPECT_EQ(keys.find(key), std::string::npos) << "access key " << key << " used twice";
+      keys += key;
+    }
 }
 
 // The spellings the issue names, in the PDB order of the enums.

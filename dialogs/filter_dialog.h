@@ -1,0 +1,31 @@
+// The Edgewise filter dialog (GTK 3), shared by the GIMP plug-in and the
+// CLI's --gui: parameters as GIMP-style rows, backend choice, live preview,
+// Reset, Cancel and OK. It only reads the image (ImagePort); the host
+// applies the returned settings.
+#pragma once
+
+#include <string>
+
+#include "image_port.h"
+#include "settings.h"
+
+namespace edgewise_dialog {
+
+struct DialogOptions {
+  std::string title = "Edgewise";
+  // GIMP's menu entries each name a filter: the dialog then offers only
+  // that filter's controls. The CLI lets the user choose.
+  bool filter_locked = false;
+  unsigned long parent_window = 0;  // an X11 window to stay in front of (GIMP's image window), 0 for none
+};
+
+// Connects to the display (gtk_init_check). False, with the reason, when
+// there is none.
+bool open_display(std::string& why_not);
+
+// Shows the dialog and waits for the user. True for OK with `settings`
+// holding the choice; false for Cancel, Escape or closing the window, with
+// `settings` unchanged.
+bool run_filter_dialog(ImagePort& image, Settings& settings, const DialogOptions& options);
+
+}  // namespace edgewise_dialog

@@ -1,0 +1,82 @@
+// The live preview: a pane showing the filtered image around a point,
+// dragged to pan, zoomed from Fit to 400% (scroll wheel or the combo), with
+// the original, the result or both side by side. Filtering runs on a
+// PreviewWorker; results reach the pane through the GTK main loop, and a
+// stale one is never shown.
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include <memory>
+#include <string>
+
+#include "dialog_trace.h"
+#include "image_port.h"
+#include "preview_render.h"
+#include "preview_worker.h"
+
+namespace edgewise_dialog {
+
+class PreviewPane {
+ public:
+  PreviewPane(ImagePort& image, DialogTrace& trace);
+  ~PreviewPane();
+  PreviewPane(const PreviewPane&) = delete;
+  PreviewPane& operator=(const PreviewPane&) = delete;
+
+  GtkWidget* widget() const { return box_; }
+  // Filters the view with these settings; `problem`, when not empty, says
+  // why they cannot be filtered (shown instead of a new preview).
+  void set_settings(const Settings& settings, const std::string& problem = "");
+
+ private:
+  struct Mailbox;
+  enum class Showing { result = 0, original = 1, split = 2 };
+
+  GtkWidget* build_toolbar();
+  void request();
+  void receive(std::unique_ptr<PreviewResult> result);
+  void show_progress(uint64_t generation, double fraction);
+  void draw(cairo_t* cr);
+  void trace_drawn();
+  void set_zoom_index(int index);
+  PreviewRegion current_region() const;
+  std::string describe(const PreviewResult& result) const;
+
+  static gboolean on_draw(GtkWidget*, cairo_t* cr, gpointer self);
+  static void on_size(GtkWidget*, GdkRectangle* allocation, gpointer self);
+  static gboolean on_press(GtkWidget*, GdkEventButton* event, gpointer self);
+  static gboolean on_motion(GtkWidget*, GdkEventMotion* event, gpointer self);
+  static gboolean on_release(GtkWidget*, GdkEventButton* event, gpointer self);
+  static gboolean on_scroll(GtkWidget*, GdkEventScroll* event, gpointer self);
+  static void on_zoom(GtkComboBox* combo, gpointer self);
+  static void on_showing(GtkComboBox* combo, gpointer self);
+
+  ImagePort& port_;
+  DialogTrace& trace_;
+  Settings settings_;
+  std::string problem_;
+  View view_;
+  std::shared_ptr<const PreviewInput> input_;
+  std::unique_ptr<PreviewResult> shown_;
+  cairo_surface_t* original_ = nullptr;  // shown_ as drawn: alpha over checks
+  cairo_surface_t* filtered_ = nullptr;
+  Showing showing_ = Showing::result;
+  std::string last_trace_;
+
+  bool dragging_ = false;
+  double drag_x_ = 0, drag_y_ = 0;
+  View drag_view_;
+
+  GtkWidget* box_ = nullptr;
+  GtkWidget* area_ = nullptr;
+  GtkWidget* zoom_ = nullptr;
+  GtkWidget* showing_combo_ = nullptr;
+  GtkWidget* status_ = nullptr;
+  GtkWidget* progress_ = nullptr;
+
+  std::shared_ptr<Mailbox> mailbox_;
+  std::unique_ptr<PreviewWorker> worker_;  // last: stopped first
+};
+
+}  // namespace edgewise_dialog

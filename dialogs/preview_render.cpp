@@ -1,0 +1,90 @@
+#include "preview_render.h"
+
+#include <chrono>
+#include <exception>
+
+#include "engine.h"
+#include "sample_convert.h"
+
+namespace edgewise_dialog {
+
+namespace {
+
+// The visible part of an interleaved image of `from`'s size, as 8 bits.
+template <class Sample>
+std::vector<uint8_t> crop(const Sample* pixels, const Rect& from, const Rect& visible, int channels) {
+  std::vector<uint8_t> out(size_t(visible.width) * size_t(visible.height) * size_t(channels));
+  uint8_t* dst = out.data();
+  for (int y = visible.y; y < visible.bottom(); ++y) {
+    const Sample* row = pixels + (size_t(y - from.y) * size_t(from.width) + size_t(visible.x - from.x)) * channels;
+    for (size_t i = 0; i < size_t(visible.width) * size_t(channels); ++i) {
+      if constexpr (sizeof(Sample) == 1)
+        *dst++ = row[i];
+      else
+        *dst++ = edgewise::float_to_u8(row[i]);
+    }
+  }
+  return out;
+}
+
+// Outside the part the filter changes (GIMP's selection), the original.
+void keep_original_outside(PreviewResult& result) {
+  const Rect& visible = result.region.visible;
+  const Rect inside = intersect(result.region.affected, visible);
+  const size_t channels = size_t(result.channels);
+  for (int y = visible.y; y < visible.bottom(); ++y)
+    for (int x = visible.x; x < visible.right(); ++x) {
+      if (x >= inside.x && x < inside.right() && y >= inside.y && y < inside.bottom()) continue;
+      const size_t at = (size_t(y - visible.y) * size_t(visible.width) + size_t(x - visible.x)) * channels;
+      for (size_t c = 0; c < channels; ++c) result.filtered[at + c] = result.original[at + c];
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewRegion& region) {
+  auto input = std::make_shared<PreviewInput>();
+  input->region = region;
+  input->shape = {region.read.width, region.read.height, port.shape().channels};
+  input->pixels.resize(size_t(region.read.width) * size_t(region.read.height) * size_t(input->shape.channels));
+  port.read(region.read, region.scale, input->pixels.data());
+  return input;
+}
+
+PreviewResult render_preview(const Settings& settings, const PreviewInput& input, const edgewise::ProgressFn& progress) {
+  PreviewResult result;
+  result.region = input.region;
+  result.width = input.region.visible.width;
+  result.height = input.region.visible.height;
+  result.channels = input.shape.channels;
+  result.settings = format_arguments(settings);
+  result.original = crop(input.pixels.data(), input.region.read, input.region.visible, input.shape.channels);
+
+  edgewise::RunOptions options;
+  options.backend = settings.backend;
+  options.plan_options.band_rows = kPreviewBandRows;
+  options.progress = progress;
+  options.notice = [&result](const std::string& text) { result.notice = text; };
+  // Filtered straight into 8 bits: the GPU then packs on the device and
+  // copies a quarter of the bytes back.
+  std::vector<uint8_t> filtered(input.pixels.size());
+  const edgewise::ImageBuffer in{const_cast<float*>(input.pixels.data()), input.shape, edgewise::SampleType::f32, 0};
+  const edgewise::ImageBuffer out{filtered.data(), input.shape, edgewise::SampleType::u8, 0};
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const edgewise::RunReport report =
+        edgewise::run_filter(spec_at_scale(settings.spec, input.region.scale), in, out, options);
+    result.backend = report.backend;
+  } catch (const edgewise::Cancelled&) {
+    throw;
+  } catch (const std::exception& error) {
+    result.error = error.what();
+    return result;
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.filtered = crop(filtered.data(), input.region.read, input.region.visible, input.shape.channels);
+  keep_original_outside(result);
+  return result;
+}
+
+}  // namespace edgewise_dialog

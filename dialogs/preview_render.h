@@ -1,0 +1,48 @@
+// One preview: the pixels read for a region are filtered by the engine, on
+// the backend the user chose, and the visible part comes back as 8-bit
+// samples next to the original, ready to draw. Independent of GTK, so the
+// tests and the latency benchmark run it on machines without a display.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pixel_stream.h"
+#include "preview_region.h"
+#include "settings.h"
+
+namespace edgewise_dialog {
+
+// The region's pixels as read from the ImagePort (on the UI thread).
+struct PreviewInput {
+  PreviewRegion region;
+  edgewise::ImageShape shape;  // region.read's size, the image's channels
+  std::vector<float> pixels;
+};
+
+// Reads what `region` needs through `port`.
+std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewRegion& region);
+
+struct PreviewResult {
+  uint64_t generation = 0;
+  PreviewRegion region;
+  int width = 0, height = 0, channels = 0;  // region.visible's size
+  std::vector<uint8_t> original, filtered;  // interleaved, 8 bits per sample
+  std::string settings;                     // format_arguments() of what was filtered
+  std::string backend;                      // the backend that produced it
+  std::string notice;                       // a fallback to the CPU, and why
+  std::string error;                        // when the filter failed: filtered is empty
+  double seconds = 0;                       // engine time
+};
+
+// Rows per CPU band in a preview: small, so that a newer request cancels
+// this one within a fraction of a millisecond (results do not depend on it).
+constexpr int kPreviewBandRows = 16;
+
+// Throws edgewise::Cancelled when `progress` returns false; any other
+// failure is reported in the result's error.
+PreviewResult render_preview(const Settings& settings, const PreviewInput& input, const edgewise::ProgressFn& progress);
+
+}  // namespace edgewise_dialog

@@ -1,0 +1,63 @@
+#include "preview_worker.h"
+
+#include <utility>
+
+namespace edgewise_dialog {
+
+PreviewWorker::PreviewWorker(Deliver deliver, Progress progress)
+    : deliver_(std::move(deliver)), progress_(std::move(progress)), thread_([this] { loop(); }) {}
+
+PreviewWorker::~PreviewWorker() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    pending_.reset();
+    ++latest_;  // the running request sees itself outdated and stops
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+uint64_t PreviewWorker::submit(const Settings& settings, std::shared_ptr<const PreviewInput> input) {
+  uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    generation = ++latest_;
+    pending_ = std::make_unique<Request>(Request{generation, settings, std::move(input)});
+  }
+  wake_.notify_one();
+  return generation;
+}
+
+void PreviewWorker::cancel() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_.reset();
+  ++latest_;
+}
+
+void PreviewWorker::loop() {
+  for (;;) {
+    std::unique_ptr<Request> request;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || pending_; });
+      if (stopping_) return;
+      request = std::move(pending_);
+    }
+    const uint64_t generation = request->generation;
+    const auto still_wanted = [this, generation](double fraction) {
+      if (latest_.load() != generation) return false;
+      if (progress_) progress_(generation, fraction);
+      return true;
+    };
+    try {
+      PreviewResult result = render_preview(request->settings, *request->input, still_wanted);
+      result.generation = generation;
+      if (latest_.load() == generation) deliver_(std::move(result));
+    } catch (const edgewise::Cancelled&) {
+      // A newer request is pending (or the worker is stopping).
+    }
+  }
+}
+
+}  // namespace edgewise_dialog
