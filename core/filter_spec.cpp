@@ -104,9 +104,11 @@ static std::string range_message(const ParamInfo& info, double value) {
 static std::string check_value(const ParamInfo& info, double value) {
   const bool finite = std::isfinite(value);
   const bool integral = finite && value == std::floor(value);
-  if (!finite || value < info.hard_min || value > info.hard_max ||
-      (info.is_integer && !integral))
-    return range_message(info, value);
+  // Float fields are compared as the floats they are stored as: 1e-4 kept
+  // in a float is just below the double 1e-4, and must still be accepted.
+  const bool below = info.is_integer ? value < info.hard_min : float(value) < float(info.hard_min);
+  const bool above = info.is_integer ? value > info.hard_max : float(value) > float(info.hard_max);
+  if (!finite || below || above || (info.is_integer && !integral)) return range_message(info, value);
   return "";
 }
 

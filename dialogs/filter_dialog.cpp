@@ -104,7 +104,7 @@ GtkWidget* FilterDialog::build_controls() {
   return column;
 }
 
-// Auto, GPU, CPU; the GPU entry is greyed out, and the line below says why,
+// Auto, CPU, GPU; the GPU entry is greyed out, and the line below says why,
 // when no usable GPU exists.
 GtkWidget* FilterDialog::build_backend_rows(GtkGrid* grid) {
   std::string description;
@@ -113,7 +113,10 @@ GtkWidget* FilterDialog::build_backend_rows(GtkGrid* grid) {
   const struct {
     const char* text;
     bool usable;
-  } entries[] = {{"Auto", true}, {"GPU (CUDA)", gpu}, {"CPU", true}};  // BackendChoice's order
+  } entries[] = {{"Auto", true}, {"CPU", true}, {"GPU (CUDA)", gpu}};
+  static_assert(int(edgewise::BackendChoice::automatic) == 0 && int(edgewise::BackendChoice::cpu) == 1 &&
+                    int(edgewise::BackendChoice::cuda) == 2,
+                "the rows are in BackendChoice's order");
   for (const auto& entry : entries) gtk_list_store_insert_with_values(store, nullptr, -1, 0, entry.text, 1, entry.usable, -1);
   backend_ = gtk_combo_box_new_with_model(GTK_TREE_MODEL(store));
   g_object_unref(store);
@@ -178,6 +181,10 @@ void FilterDialog::stay_in_front_of(unsigned long parent_window) {
 bool FilterDialog::run(Settings& settings) {
   stay_in_front_of(options_.parent_window);
   gtk_widget_show_all(dialog_);
+  // The first number has the focus, as in GIMP's filter dialogs: typing
+  // changes it and Enter presses OK (a focused combo would open instead).
+  for (GtkWidget* widget : controls_.row("sigma-s"))
+    if (GTK_IS_SPIN_BUTTON(widget)) gtk_widget_grab_focus(widget);
   trace_.line("shown settings=" + format_arguments(settings_));
   for (;;) {
     const int response = gtk_dialog_run(GTK_DIALOG(dialog_));

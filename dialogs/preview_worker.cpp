@@ -1,5 +1,6 @@
 #include "preview_worker.h"
 
+#include <exception>
 #include <utility>
 
 namespace edgewise_dialog {
@@ -50,13 +51,16 @@ void PreviewWorker::loop() {
       if (progress_) progress_(generation, fraction);
       return true;
     };
+    PreviewResult result;
     try {
-      PreviewResult result = render_preview(request->settings, *request->input, still_wanted);
-      result.generation = generation;
-      if (latest_.load() == generation) deliver_(std::move(result));
+      result = render_preview(request->settings, *request->input, still_wanted);
     } catch (const edgewise::Cancelled&) {
-      // A newer request is pending (or the worker is stopping).
+      continue;  // a newer request is pending (or the worker is stopping)
+    } catch (const std::exception& error) {  // out of memory: said in the pane, not fatal
+      result.error = error.what();
     }
+    result.generation = generation;
+    if (latest_.load() == generation) deliver_(std::move(result));
   }
 }
 

@@ -8,7 +8,9 @@ packages=(build-essential cmake ninja-build pkg-config
           libgtest-dev libbabl-dev                # tests (Lab is checked against babl)
           libopencv-dev                           # the CPU benchmark's peer
           libgimp2.0-dev libgegl-dev              # the GIMP 2.10 plug-in
-          gimp gimp-gmic)                         # its tests (gimp-console) and benchmark peer
+          libgtk-3-dev                            # the dialog (edgewise --gui, interactive plug-in)
+          gimp gimp-gmic                          # plug-in tests (gimp-console, GIMP GUI), benchmark peer
+          xvfb xdotool imagemagick)               # dialog tests: X display, input, screenshots
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

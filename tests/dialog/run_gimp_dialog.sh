@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The plug-in's dialog inside the real GIMP 2.10 GUI (run_gimp_gui.sh):
+#   ok      Filters > Enhance > Edgewise Bilateral called RUN-INTERACTIVE on
+#           an image with a display: the dialog appears in front of the image
+#           window, the range sigma is typed in (Alt+G), Enter presses OK;
+#           the image saved afterwards equals the CLI's result for the same
+#           settings (within one 8-bit code value, as tests/gimp allows).
+#   cancel  the same, answered with Escape: the image is unchanged.
+# Usage: run_gimp_dialog.sh ok|cancel WORK PLUGIN CLI TOOL INPUT
+set -euo pipefail
+case_name=$1 work=$2 plugin=$3 cli=$4 tool=$5 input=$6
+here=$(dirname "$0")
+call="(plug-in-edgewise-bilateral RUN-INTERACTIVE image drawable 1 3.0 0 20.0 0 1 1)"
+export GIMP_GUI_DIALOG_POS=center GIMP_GUI_SETTLE=2
+mkdir -p "$work"
+if [ "$case_name" = ok ]; then
+  "$cli" --mode rgb --sigma-s 3 --sigma-r 45 "$input" -o "$work/expected.png"
+  "$here/run_gimp_gui.sh" --expect-change "$work/gimp" "$input" "$work/ok.png" "$work/gimp-dialog.png" "$plugin" \
+    "$call" "Edgewise Bilateral" "alt+g ctrl+a" "type:45" "Tab" "sleep:1" "alt+g" "Return"
+  "$tool" compare "$work/ok.png" "$work/expected.png" 0.00393
+else
+  "$here/run_gimp_gui.sh" --cancel-ok "$work/gimp" "$input" "$work/cancelled.png" "$work/gimp-cancel.png" \
+    "$plugin" "$call" "Edgewise Bilateral" "sleep:1" "Escape"
+  grep -q "CALL returned (#f)" "$work/gimp/gimp.log" || { echo "FAIL: the call did not report CANCEL" >&2; exit 1; }
+  "$tool" compare "$work/cancelled.png" "$input" 0
+fi
