@@ -9,8 +9,9 @@
 #      magnified; dragging pans, and the moved preview is exact too;
 #   4. Enter presses OK: the output file equals the CLI's, and the values are
 #      kept for the next run;
-#   5. the next run starts from them; Reset restores the defaults; Escape
-#      cancels: exit status 3, nothing written.
+#   5. the next run starts from them; Reset restores the defaults; choosing
+#      the adaptive filter previews exactly what the CLI's adaptive filter
+#      gives; Escape cancels: exit status 3, nothing written.
 # Usage: run_cli_dialog.sh WORK CLI TOOL INPUT   (TOOL: image_test_tool)
 set -euo pipefail
 work=$1 cli=$2 tool=$3 input=$4
@@ -24,6 +25,7 @@ common=(--mode rgb --sigma-s 2 --sigma-r 20 --backend cpu)
 # The CLI's results: what the preview and the output must equal.
 "$cli" "${common[@]}" "$input" -o "$work/ref/sigma20.png"
 "$cli" "${common[@]}" --sigma-r 60 "$input" -o "$work/ref/sigma60.png"
+"$cli" --filter adaptive --backend cpu "$input" -o "$work/ref/adaptive.png"  # the defaults
 
 check_preview() {  # check_preview TRACE_LINE EXPECTED NAME: exact, with a few looks while the frame lands
   local line=$1 expected=$2 name=$3
@@ -98,6 +100,10 @@ wait_for_trace "$work/trace2" "^shown .*--sigma-s 2 --radius 0 --sigma-r 60 " 10
 wait_for_trace "$work/trace2" "^preview .*--sigma-r 60 " 30 >/dev/null
 xdotool key alt+r  # Reset
 wait_for_trace "$work/trace2" "^preview .*--sigma-s 3 --radius 0 --sigma-r 20 " 30 >/dev/null
+mark=$(trace_mark "$work/trace2")
+xdotool key alt+f Down  # Filter: bilateral -> adaptive
+adaptive=$(wait_for_trace "$work/trace2" "^preview .*--filter adaptive " 30 "$mark")
+check_preview "$adaptive" "$work/ref/adaptive.png" shot-adaptive
 xdotool key Escape
 status=0
 wait "$gui" || status=$?

@@ -6,7 +6,10 @@
 #           the image saved afterwards equals the CLI's result for the same
 #           settings (within one 8-bit code value, as tests/gimp allows).
 #   cancel  the same, answered with Escape: the image is unchanged.
-# Usage: run_gimp_dialog.sh ok|cancel WORK PLUGIN CLI TOOL INPUT
+#   adaptive  Filters > Enhance > Edgewise Adaptive: its dialog shows the
+#           adaptive controls; Adaptivity (Alt+T) is set to 1.5, OK; the
+#           result equals the CLI's adaptive filter.
+# Usage: run_gimp_dialog.sh ok|cancel|adaptive WORK PLUGIN CLI TOOL INPUT
 set -euo pipefail
 case_name=$1 work=$2 plugin=$3 cli=$4 tool=$5 input=$6
 here=$(dirname "$0")
@@ -18,6 +21,12 @@ if [ "$case_name" = ok ]; then
   "$here/run_gimp_gui.sh" --expect-change "$work/gimp" "$input" "$work/ok.png" "$work/gimp-dialog.png" "$plugin" \
     "$call" "Edgewise Bilateral" "alt+g ctrl+a" "type:45" "Tab" "sleep:1" "alt+g" "Return"
   "$tool" compare "$work/ok.png" "$work/expected.png" 0.00393
+elif [ "$case_name" = adaptive ]; then
+  "$cli" --filter adaptive --adapt-k 1.5 "$input" -o "$work/expected.png"
+  "$here/run_gimp_gui.sh" --expect-change "$work/gimp" "$input" "$work/adaptive.png" "$work/gimp-adaptive.png" \
+    "$plugin" "(plug-in-edgewise-adaptive RUN-INTERACTIVE image drawable 1 3.0 0 20.0 0 1 1 0.5 0.01 0.002 1.0)" \
+    "Edgewise Adaptive" "alt+t ctrl+a" "type:1.5" "Tab" "sleep:1" "alt+g" "Return"
+  "$tool" compare "$work/adaptive.png" "$work/expected.png" 0.00393
 else
   "$here/run_gimp_gui.sh" --cancel-ok "$work/gimp" "$input" "$work/cancelled.png" "$work/gimp-cancel.png" \
     "$plugin" "$call" "Edgewise Bilateral" "sleep:1" "Escape"

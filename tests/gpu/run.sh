@@ -17,7 +17,7 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_CUDA=ON -
   > "$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
 cmake --build build-gpu -j "$(nproc)" > "$LOGS/build.log" 2>&1 || { grep -E "error|Error" "$LOGS/build.log" | head -40; exit 1; }
 
-steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench}
+steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench,preview}
 
 if [[ $steps == *tests* ]]; then
   step "tests (GPU suite and the whole CPU suite on this machine)"
@@ -32,6 +32,11 @@ if [[ $steps == *sanitizer* ]]; then
       build-gpu/tests/gpu/test_cuda_backend --gtest_filter='CudaBackendShort.*' > "$LOGS/sanitizer-$tool.log" 2>&1 \
       || status=1
     tail -4 "$LOGS/sanitizer-$tool.log"
+    # The dialog's preview path on the GPU (8-bit output packed on the device).
+    compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      build-gpu/tests/test_preview --gtest_filter='PreviewCuda.*' > "$LOGS/sanitizer-preview-$tool.log" 2>&1 \
+      || status=1
+    tail -4 "$LOGS/sanitizer-preview-$tool.log"
   done
 fi
 
@@ -47,5 +52,10 @@ fi
 if [[ $steps == *bench* ]]; then
   step "benchmark"
   build-gpu/bench/bench_cuda 2>&1 | tee "$LOGS/bench.txt" || status=1
+fi
+
+if [[ $steps == *preview* ]]; then
+  step "preview latency (the dialog's path, bench_preview)"
+  build-gpu/bench/bench_preview 2>&1 | tee "$LOGS/bench-preview.txt" || status=1
 fi
 exit $status
