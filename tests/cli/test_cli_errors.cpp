@@ -20,6 +20,7 @@ struct BadRun {
   std::string args;
   int status;
   std::string expected_words;
+  std::string prefix = "";  // shell words before the command
 };
 
 // Inputs of every kind in `in`, and `out` holding a previous result.
@@ -62,7 +63,7 @@ class CliErrors : public ::testing::Test {
   void expect_clean_failures(const std::vector<BadRun>& runs) {
     for (const BadRun& run : runs) {
       SCOPED_TRACE(run.name + ": edgewise " + run.args);
-      const CliResult result = run_cli(run.args);
+      const CliResult result = run_cli(run.args, run.prefix);
       EXPECT_EQ(result.status, run.status);
       EXPECT_EQ(line_count(result.err), 1) << result.err;
       EXPECT_EQ(result.err.rfind("edgewise: ", 0), 0u) << result.err;
@@ -120,6 +121,19 @@ TEST_F(CliErrors, BadOptionsAndParameters) {
       {"no output", input("good.png"), 2, "no output given"},
       {"no input", "-o " + out.file("out.png"), 2, "no input file given"},
       {"output twice", good + " -o " + out.file("other.png"), 2, "given twice"},
+  });
+}
+
+// --gui needs a display and one input; it refuses before opening anything.
+TEST_F(CliErrors, GuiMisuse) {
+  const std::string good = input("good.png") + " -o " + out.file("out.png");
+  expect_clean_failures({
+      {"no display", "--gui " + good, 1, "--gui: no display to show the dialog on (DISPLAY is not set)",
+       "unset DISPLAY WAYLAND_DISPLAY;"},
+      {"two inputs", "--gui " + input("good.png") + " " + input("also_good.png") + " -o " + out.path(), 2,
+       "--gui takes exactly one input"},
+      {"with --write-sigma", "--gui --filter adaptive --write-sigma " + out.file("sigma.png") + " " + good, 2,
+       "--write-sigma cannot be combined with --gui"},
   });
 }
 
