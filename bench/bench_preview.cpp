@@ -152,5 +152,15 @@ int main() {
         std::printf("%-34s %-16s %9.1f %10.1f %8.1f %9.1f %8.1f\n", row.backend.c_str(), row.mode.c_str(), row.first,
                     row.median, row.p95, row.pan_median, row.read_median);
       }
+  if (have_gpu) {  // how much of a GPU preview is making the backend (once per run)
+    std::vector<double> setup;
+    for (int i = 0; i < 20; ++i) {
+      const auto start = Clock::now();
+      std::string why_not;
+      edgewise::make_cuda_backend({}, why_not).reset();
+      setup.push_back(ms_since(start));
+    }
+    std::printf("making and dropping the CUDA backend: median %.2f ms\n", percentile(setup, 0.5));
+  }
   return 0;
 }

@@ -50,12 +50,26 @@ int probe_device(std::string& why_not) {
     why_not = "no CUDA device found";
     return -1;
   }
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess || prop.major * 10 + prop.minor < 75) {
+  // Two attributes, not cudaGetDeviceProperties: that reads every property
+  // and would be paid on every run (each preview of the dialog is one).
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0) != cudaSuccess ||
+      major * 10 + minor < 75) {
     why_not = "CUDA device 0 is older than compute capability 7.5";
     return -1;
   }
   return 0;
+}
+
+// The device's name, asked once per process (the backend is made per run).
+const std::string& device_name(int device) {
+  static const std::string name = [device] {
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "querying the CUDA device");
+    return std::string(prop.name);
+  }();
+  return name;
 }
 
 // Output rows per band: as many as the budget allows for kSlots bands in
@@ -87,9 +101,7 @@ class CudaBackend : public Backend {
  public:
   CudaBackend(int device, const BackendOptions& options) : device_(device), budget_(options.gpu_memory_budget) {
     check(cudaSetDevice(device_), "selecting the CUDA device");
-    cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, device_), "querying the CUDA device");
-    name_ = std::string("cuda (") + prop.name + ")";
+    name_ = "cuda (" + device_name(device_) + ")";
     check(cudaMalloc(&table_, size_t(257) * 257 * sizeof(float)), "allocating the spatial table");
   }
   ~CudaBackend() override { cudaFree(table_); }
