@@ -42,10 +42,18 @@ EW_HD T adaptive_sigma(const BilateralParams& p, T weighted_d2, T weight_sum) {
   return ew_min(ew_max(sigma, T{} + p.adapt_min), T{} + p.adapt_max);
 }
 
+// The range coefficient for a range sigma in normalized units (code values
+// / 255, or Delta E / 100). One formula for the plan's sigma_r and the
+// adaptive filter's sigma_r'(p), so that equal sigmas weigh alike to the
+// last bit (the adaptive filter at k = 0 is the plain one at sigma_r = min).
+template <class T>
+EW_HD T range_coefficient_for(const BilateralParams& p, T sigma) {
+  return p.coefficient_factor * p.normalized_unit2 / (sigma * sigma);
+}
+
 template <class T>
 EW_HD T adaptive_coefficient(const BilateralParams& p, T weighted_d2, T weight_sum) {
-  const T sigma = adaptive_sigma(p, weighted_d2, weight_sum);
-  return p.coefficient_factor * p.normalized_unit2 / (sigma * sigma);
+  return range_coefficient_for(p, adaptive_sigma(p, weighted_d2, weight_sum));
 }
 
 // Weight of one tap from the plan's spatial term for that tap and the squared

@@ -33,11 +33,6 @@ static BilateralParams make_params(const FilterSpec& spec, const ImageShape& sha
   // code values like per-channel and rgb.
   p.lab = spec.mode == ColorMode::lab && p.color_channels == 3;
   p.joint = spec.mode != ColorMode::per_channel || p.color_channels == 1;
-  // sigma_r is in 0-255 code values for per-channel/rgb whatever the sample
-  // precision, and in Delta E for lab (Lab planes are in Delta E units).
-  const double unit = p.lab ? 1.0 : 255.0;
-  const double sigma = static_cast<double>(spec.sigma_r);
-  const double q_scale = unit * unit / (sigma * sigma);
   p.spatial_log2_coefficient =
       static_cast<float>(kLog2eDouble / (2.0 * double(spec.sigma_s) * double(spec.sigma_s)));
   p.adaptive = spec.filter == FilterKind::adaptive;
@@ -47,8 +42,10 @@ static BilateralParams make_params(const FilterSpec& spec, const ImageShape& sha
   p.adapt_max = spec.adapt_max;
   p.normalized_unit2 = p.lab ? 1e-4f : 1.0f;  // working units: 0..1 samples, or Delta E
   p.coefficient_factor = static_cast<float>(p.kernel == RangeKernel::gaussian ? 0.5 * kLog2eDouble : 1.0);
-  p.range_coefficient = static_cast<float>(p.kernel == RangeKernel::gaussian ? 0.5 * q_scale * kLog2eDouble
-                                                                           : q_scale);
+  // sigma_r is in 0-255 code values for per-channel/rgb whatever the sample
+  // precision, and in Delta E for lab (Lab planes are in Delta E units);
+  // normalized, it is the adaptive filter's unit.
+  p.range_coefficient = range_coefficient_for(p, static_cast<float>(spec.sigma_r) / (p.lab ? 100.0f : 255.0f));
   return p;
 }
 
