@@ -48,12 +48,13 @@ double ms_since(Clock::time_point start) {
 // Submits and waits for the delivery, as the dialog's main loop would.
 class Waiter {
  public:
-  Waiter() : worker_([this](PreviewResult&& result) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    result_ = std::move(result);
-    done_ = true;
-    wake_.notify_one();
-  }) {}
+  Waiter()
+      : worker_([this](PreviewResult&& result) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          result_ = std::move(result);
+          done_ = true;
+          wake_.notify_one();
+        }) {}
   PreviewResult run(const Settings& settings, std::shared_ptr<const PreviewInput> input) {
     std::unique_lock<std::mutex> lock(mutex_);
     done_ = false;

@@ -13,9 +13,12 @@ float BufferPort::sample(int x, int y, int c) const {
   const size_t at = size_t(x) * size_t(channels) + size_t(c);
   const unsigned char* row = image_.row(y);
   switch (image_.type) {
-    case edgewise::SampleType::u8: return edgewise::sample_to_float(row[at]);
-    case edgewise::SampleType::u16: return edgewise::sample_to_float(reinterpret_cast<const uint16_t*>(row)[at]);
-    default: return reinterpret_cast<const float*>(row)[at];
+    case edgewise::SampleType::u8:
+      return edgewise::sample_to_float(row[at]);
+    case edgewise::SampleType::u16:
+      return edgewise::sample_to_float(reinterpret_cast<const uint16_t*>(row)[at]);
+    default:
+      return reinterpret_cast<const float*>(row)[at];
   }
 }
 

@@ -117,7 +117,8 @@ GtkWidget* FilterDialog::build_backend_rows(GtkGrid* grid) {
   static_assert(int(edgewise::BackendChoice::automatic) == 0 && int(edgewise::BackendChoice::cpu) == 1 &&
                     int(edgewise::BackendChoice::cuda) == 2,
                 "the rows are in BackendChoice's order");
-  for (const auto& entry : entries) gtk_list_store_insert_with_values(store, nullptr, -1, 0, entry.text, 1, entry.usable, -1);
+  for (const auto& entry : entries)
+    gtk_list_store_insert_with_values(store, nullptr, -1, 0, entry.text, 1, entry.usable, -1);
   backend_ = gtk_combo_box_new_with_model(GTK_TREE_MODEL(store));
   g_object_unref(store);
   GtkCellRenderer* text = gtk_cell_renderer_text_new();
@@ -135,10 +136,8 @@ GtkWidget* FilterDialog::build_backend_rows(GtkGrid* grid) {
   gtk_grid_attach(grid, label, 0, 0, 1, 1);
   gtk_grid_attach(grid, backend_, 1, 0, 1, 1);
   gtk_grid_attach(grid, note_label, 0, 1, 2, 1);
-  g_signal_connect(backend_, "changed", G_CALLBACK(+[](GtkComboBox*, gpointer self) {
-                     static_cast<FilterDialog*>(self)->changed();
-                   }),
-                   this);
+  g_signal_connect(backend_, "changed",
+                   G_CALLBACK(+[](GtkComboBox*, gpointer self) { static_cast<FilterDialog*>(self)->changed(); }), this);
   return backend_;
 }
 

@@ -57,7 +57,8 @@ void ParamControls::add_rows(GtkGrid* grid, const std::vector<edgewise::ParamInf
 
 void ParamControls::add_enum(GtkGrid* grid, int top, Control& control) {
   control.combo = gtk_combo_box_text_new();
-  for (const char* token : control.info->tokens) gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(control.combo), token);
+  for (const char* token : control.info->tokens)
+    gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(control.combo), token);
   gtk_combo_box_set_active(GTK_COMBO_BOX(control.combo), int(control.info->default_value));
   gtk_label_set_mnemonic_widget(GTK_LABEL(control.label), control.combo);
   gtk_widget_set_tooltip_text(control.combo, tooltip_for(*control.info).c_str());

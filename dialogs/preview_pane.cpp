@@ -148,8 +148,9 @@ GtkWidget* PreviewPane::build_toolbar() {
   for (const ZoomStep& step : kZooms) gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(zoom_), step.label);
   gtk_combo_box_set_active(GTK_COMBO_BOX(zoom_), kZoom100);
   gtk_label_set_mnemonic_widget(GTK_LABEL(zoom_label), zoom_);
-  gtk_widget_set_tooltip_text(zoom_, "100% and above show exact pixels; below 100% the preview filters a "
-                                     "reduced copy with the spatial sigma scaled alike (an approximation)");
+  gtk_widget_set_tooltip_text(zoom_,
+                              "100% and above show exact pixels; below 100% the preview filters a "
+                              "reduced copy with the spatial sigma scaled alike (an approximation)");
   g_signal_connect(zoom_, "changed", G_CALLBACK(on_zoom), this);
 
   GtkWidget* showing_label = gtk_label_new_with_mnemonic("_View");
@@ -273,7 +274,8 @@ void PreviewPane::draw(cairo_t* cr) {
           if (box.pane) box.pane->trace_drawn();  // the pane lives on the main thread, as this does
           return G_SOURCE_REMOVE;
         },
-        new std::shared_ptr<Mailbox>(mailbox_), [](gpointer data) { delete static_cast<std::shared_ptr<Mailbox>*>(data); });
+        new std::shared_ptr<Mailbox>(mailbox_),
+        [](gpointer data) { delete static_cast<std::shared_ptr<Mailbox>*>(data); });
   }
 }
 
@@ -286,8 +288,7 @@ void PreviewPane::trace_drawn() {
   int origin_x = 0, origin_y = 0;
   gdk_window_get_origin(gtk_widget_get_window(area_), &origin_x, &origin_y);
   const int width = std::min(was.visible.width * was.magnify, gtk_widget_get_allocated_width(area_) - was.screen_x);
-  const int height =
-      std::min(was.visible.height * was.magnify, gtk_widget_get_allocated_height(area_) - was.screen_y);
+  const int height = std::min(was.visible.height * was.magnify, gtk_widget_get_allocated_height(area_) - was.screen_y);
   static const char* const kShowing[] = {"result", "original", "split"};
   char text[512];
   std::snprintf(text, sizeof text,

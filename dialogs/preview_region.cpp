@@ -57,15 +57,14 @@ PreviewRegion plan_region(const View& view, const edgewise::ImageShape& image, c
   region.scaled_height = std::max(1, int(std::floor(image.height * region.scale + 1e-6)));
   place(region.scaled_width, view.pane_width, region.magnify, view.center_x, region.visible.x, region.visible.width,
         region.screen_x);
-  place(region.scaled_height, view.pane_height, region.magnify, view.center_y, region.visible.y,
-        region.visible.height, region.screen_y);
+  place(region.scaled_height, view.pane_height, region.magnify, view.center_y, region.visible.y, region.visible.height,
+        region.screen_y);
   const Rect whole{0, 0, region.scaled_width, region.scaled_height};
   region.read = intersect(grow(region.visible, filter_reach(spec_at_scale(spec, region.scale))), whole);
   const double s = region.scale;
   const int left = int(std::floor(affected.x * s)), top = int(std::floor(affected.y * s));
-  region.affected = intersect({left, top, int(std::ceil(affected.right() * s)) - left,
-                               int(std::ceil(affected.bottom() * s)) - top},
-                              whole);
+  region.affected = intersect(
+      {left, top, int(std::ceil(affected.right() * s)) - left, int(std::ceil(affected.bottom() * s)) - top}, whole);
   return region;
 }
 

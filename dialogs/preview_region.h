@@ -25,13 +25,13 @@ struct View {
 };
 
 struct PreviewRegion {
-  double scale = 1.0;                 // working scale: min(zoom, 1)
-  int magnify = 1;                    // screen pixels per working pixel (zoom above 100%)
+  double scale = 1.0;                       // working scale: min(zoom, 1)
+  int magnify = 1;                          // screen pixels per working pixel (zoom above 100%)
   int scaled_width = 0, scaled_height = 0;  // the image at `scale`
-  Rect visible;                       // working pixels on show, scaled coordinates
-  Rect read;                          // what is filtered: visible and its reach, clipped to the image
-  Rect affected;                      // the part the filter changes, scaled coordinates
-  int screen_x = 0, screen_y = 0;     // where visible's top-left corner lands in the pane
+  Rect visible;                             // working pixels on show, scaled coordinates
+  Rect read;                                // what is filtered: visible and its reach, clipped to the image
+  Rect affected;                            // the part the filter changes, scaled coordinates
+  int screen_x = 0, screen_y = 0;           // where visible's top-left corner lands in the pane
 
   bool exact() const { return scale == 1.0; }
 };

@@ -51,7 +51,8 @@ std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewR
   return input;
 }
 
-PreviewResult render_preview(const Settings& settings, const PreviewInput& input, const edgewise::ProgressFn& progress) {
+PreviewResult render_preview(const Settings& settings, const PreviewInput& input,
+                             const edgewise::ProgressFn& progress) {
   PreviewResult result;
   result.region = input.region;
   result.width = input.region.visible.width;

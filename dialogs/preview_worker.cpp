@@ -55,7 +55,7 @@ void PreviewWorker::loop() {
     try {
       result = render_preview(request->settings, *request->input, still_wanted);
     } catch (const edgewise::Cancelled&) {
-      continue;  // a newer request is pending (or the worker is stopping)
+      continue;                              // a newer request is pending (or the worker is stopping)
     } catch (const std::exception& error) {  // out of memory: said in the pane, not fatal
       result.error = error.what();
     }

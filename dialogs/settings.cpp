@@ -31,9 +31,12 @@ std::string value_text(const edgewise::ParamInfo& info, double value) {
 
 const char* to_string(edgewise::BackendChoice backend) {
   switch (backend) {
-    case edgewise::BackendChoice::cpu: return "cpu";
-    case edgewise::BackendChoice::cuda: return "cuda";
-    default: return "auto";
+    case edgewise::BackendChoice::cpu:
+      return "cpu";
+    case edgewise::BackendChoice::cuda:
+      return "cuda";
+    default:
+      return "auto";
   }
 }
 

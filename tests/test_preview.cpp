@@ -256,16 +256,11 @@ TEST(PreviewSettings, BadTextReturnsTheMessageAndChangesNothing) {
   settings.backend = BackendChoice::cpu;
   const std::string before = edgewise_dialog::format_arguments(settings);
   const std::pair<const char*, const char*> cases[] = {
-      {"--sigma-s -1", "invalid sigma-s -1"},
-      {"--mode rgb --mode foo", "invalid mode 'foo'"},
-      {"--nope 1", "unknown parameter nope"},
-      {"--sigma-s", "needs a value"},
-      {"--mode rgb --sigma-s", "needs a value"},
-      {"sigma-s 2", "expected an option"},
-      {"--radius 2.5", "invalid radius 2.5"},
-      {"--sigma-r abc", "not a number"},
-      {"--backend gpu", "invalid backend 'gpu'"},
-      {"--adapt-min 0.5 --adapt-max 0.1", "must not exceed adapt-max"},
+      {"--sigma-s -1", "invalid sigma-s -1"},     {"--mode rgb --mode foo", "invalid mode 'foo'"},
+      {"--nope 1", "unknown parameter nope"},     {"--sigma-s", "needs a value"},
+      {"--mode rgb --sigma-s", "needs a value"},  {"sigma-s 2", "expected an option"},
+      {"--radius 2.5", "invalid radius 2.5"},     {"--sigma-r abc", "not a number"},
+      {"--backend gpu", "invalid backend 'gpu'"}, {"--adapt-min 0.5 --adapt-max 0.1", "must not exceed adapt-max"},
   };
   for (const auto& [text, message] : cases) {
     Settings parsed = settings;

@@ -137,10 +137,11 @@ int preview(char** argv) {
         if (difference > worst) worst = difference, worst_x = x, worst_y = y;
       }
     }
-  std::printf("preview of %d x %d image pixels (x%d) at screen %d,%d vs %s: max difference %d code values at image "
-              "(%d,%d), tolerance %d\n",
-              screen[2] / magnify, screen[3] / magnify, magnify, screen[0], screen[1], argv[4], worst, worst_x,
-              worst_y, tolerance);
+  std::printf(
+      "preview of %d x %d image pixels (x%d) at screen %d,%d vs %s: max difference %d code values at image "
+      "(%d,%d), tolerance %d\n",
+      screen[2] / magnify, screen[3] / magnify, magnify, screen[0], screen[1], argv[4], worst, worst_x, worst_y,
+      tolerance);
   return worst <= tolerance ? 0 : 1;
 }
 
@@ -148,7 +149,8 @@ int differ(char** argv) {
   const DecodedImage a = edgewise_cli::read_image(argv[2]), b = edgewise_cli::read_image(argv[3]);
   const int x0 = std::atoi(argv[4]), y0 = std::atoi(argv[5]), w = std::atoi(argv[6]), h = std::atoi(argv[7]);
   const double minimum = std::atof(argv[8]);
-  if (w < 1 || h < 1 || x0 < 0 || y0 < 0 || x0 + w > std::min(a.width, b.width) || y0 + h > std::min(a.height, b.height))
+  if (w < 1 || h < 1 || x0 < 0 || y0 < 0 || x0 + w > std::min(a.width, b.width) ||
+      y0 + h > std::min(a.height, b.height))
     throw std::runtime_error("rectangle outside the screenshots");
   double total = 0;
   for (int y = y0; y < y0 + h; ++y)
