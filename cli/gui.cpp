@@ -21,11 +21,7 @@ int run_gui(std::vector<Job>& jobs, const CliOptions& options) {
   edgewise_dialog::Settings settings = load_dialog_memory(notice);
   if (!notice.empty()) std::fprintf(stderr, "edgewise: %s\n", notice.c_str());
   for (const auto& [flag, value] : options.given) {
-    std::string error;
-    if (flag == "backend")
-      settings.backend = edgewise::parse_backend(value, error);
-    else
-      error = edgewise::set_param(settings.spec, flag, value);
+    const std::string error = edgewise_dialog::apply_argument(settings, flag, value);
     if (!error.empty()) throw std::invalid_argument(error);  // parse_options accepted it alone
   }
   if (!edgewise::validate(settings.spec).empty()) settings.spec = options.spec;  // stored and given values clash

@@ -14,6 +14,8 @@ int effective_radius(const FilterSpec& spec) {
   return static_cast<int>(std::ceil(2.0 * static_cast<double>(spec.sigma_s)));
 }
 
+int filter_reach(const FilterSpec& spec) { return spec.iterations * effective_radius(spec); }
+
 static void check_shape(const ImageShape& shape) {
   if (shape.width < 1 || shape.height < 1)
     throw std::invalid_argument("invalid image size " + std::to_string(shape.width) + "x" +

@@ -44,6 +44,10 @@ struct Plan {
 };
 
 int effective_radius(const FilterSpec& spec);
+// How far an output pixel's value reaches over all passes: each pass reads
+// the radius around it, so filtering a region grown by this much gives its
+// inner part exactly as filtering the whole image does.
+int filter_reach(const FilterSpec& spec);
 
 // Throws std::invalid_argument with validate()'s message for a bad spec, or
 // naming the bad image dimension.

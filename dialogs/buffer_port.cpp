@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace edgewise_dialog {
 
@@ -25,9 +26,22 @@ float BufferPort::sample(int x, int y, int c) const {
 void BufferPort::read(const Rect& rect, double scale, float* dst) {
   const int channels = image_.shape.channels;
   if (scale >= 1.0) {
-    for (int y = rect.y; y < rect.bottom(); ++y)
-      for (int x = rect.x; x < rect.right(); ++x)
-        for (int c = 0; c < channels; ++c) *dst++ = sample(x, y, c);
+    // The columns the rectangle touches, clamped, converted a row at a time
+    // by core's own BufferSource over a view of just those columns; edge
+    // columns are then repeated where the rectangle leaves the image.
+    const int width = image_.shape.width, last = width - 1;
+    const int first = std::clamp(rect.x, 0, last), end = std::clamp(rect.right() - 1, 0, last) + 1;
+    edgewise::ImageBuffer columns = image_;
+    columns.data = image_.row(0) + size_t(first) * size_t(channels) * size_t(edgewise::sample_bytes(image_.type));
+    columns.shape.width = end - first;
+    columns.row_bytes = image_.stride();
+    edgewise::BufferSource source(columns);
+    std::vector<float> row(size_t(end - first) * size_t(channels));
+    for (int y = rect.y; y < rect.bottom(); ++y) {
+      source.read_rows(std::clamp(y, 0, image_.shape.height - 1), 1, row.data());
+      for (int x = rect.x; x < rect.right(); ++x, dst += channels)
+        std::copy_n(row.data() + size_t(std::clamp(x, 0, last) - first) * size_t(channels), channels, dst);
+    }
     return;
   }
   // Scaled pixel X covers source columns [X/scale, (X+1)/scale).

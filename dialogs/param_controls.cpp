@@ -95,8 +95,8 @@ void ParamControls::add_number(GtkGrid* grid, int top, Control& control) {
     gtk_widget_set_halign(control.unit, GTK_ALIGN_START);
     gtk_grid_attach(grid, control.unit, 3, top, 1, 1);
   }
-  g_signal_connect(control.scale, "value-changed", G_CALLBACK(on_scale), &control);
-  g_signal_connect(control.spin, "value-changed", G_CALLBACK(on_spin), &control);
+  g_signal_connect(control.scale, "value-changed", G_CALLBACK(on_moved), &control);
+  g_signal_connect(control.spin, "value-changed", G_CALLBACK(on_moved), &control);
   g_object_set_data(G_OBJECT(control.scale), "edgewise-controls", this);
   g_object_set_data(G_OBJECT(control.spin), "edgewise-controls", this);
 }
@@ -125,25 +125,18 @@ void ParamControls::notify() {
 
 void ParamControls::on_value(GtkWidget*, gpointer self) { static_cast<ParamControls*>(self)->notify(); }
 
-// The slider and the spin button show one value: each follows the other.
-void ParamControls::on_scale(GtkRange* range, gpointer data) {
-  auto* self = static_cast<ParamControls*>(g_object_get_data(G_OBJECT(range), "edgewise-controls"));
+// The slider and the spin button show one value: whichever moved, the
+// other follows. A typed value beyond the slider's range moves the slider
+// to its end without changing the typed value.
+void ParamControls::on_moved(GtkWidget* moved, gpointer data) {
+  auto* self = static_cast<ParamControls*>(g_object_get_data(G_OBJECT(moved), "edgewise-controls"));
   if (self->syncing_) return;
   const Control& control = *static_cast<Control*>(data);
   self->syncing_ = true;
-  gtk_spin_button_set_value(GTK_SPIN_BUTTON(control.spin), gtk_range_get_value(range));
-  self->syncing_ = false;
-  self->notify();
-}
-
-void ParamControls::on_spin(GtkSpinButton* spin, gpointer data) {
-  auto* self = static_cast<ParamControls*>(g_object_get_data(G_OBJECT(spin), "edgewise-controls"));
-  if (self->syncing_) return;
-  const Control& control = *static_cast<Control*>(data);
-  // A typed value beyond the slider's range moves the slider to its end
-  // without changing the typed value.
-  self->syncing_ = true;
-  gtk_range_set_value(GTK_RANGE(control.scale), gtk_spin_button_get_value(spin));
+  if (moved == control.scale)
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(control.spin), gtk_range_get_value(GTK_RANGE(control.scale)));
+  else
+    gtk_range_set_value(GTK_RANGE(control.scale), gtk_spin_button_get_value(GTK_SPIN_BUTTON(control.spin)));
   self->syncing_ = false;
   self->notify();
 }

@@ -50,8 +50,7 @@ class ParamControls {
   Control* find(const std::string& cli_flag);
   void notify();
   static void on_value(GtkWidget*, gpointer self);
-  static void on_scale(GtkRange* range, gpointer control);
-  static void on_spin(GtkSpinButton* spin, gpointer control);
+  static void on_moved(GtkWidget* scale_or_spin, gpointer control);
 
   std::function<void()> changed_;
   std::vector<std::unique_ptr<Control>> controls_;

@@ -28,8 +28,6 @@ edgewise::FilterSpec spec_at_scale(const edgewise::FilterSpec& spec, double scal
   return scaled;
 }
 
-int filter_reach(const edgewise::FilterSpec& spec) { return spec.iterations * edgewise::effective_radius(spec); }
-
 namespace {
 
 // One axis: the visible span of working pixels, its first pixel and where
@@ -60,7 +58,7 @@ PreviewRegion plan_region(const View& view, const edgewise::ImageShape& image, c
   place(region.scaled_height, view.pane_height, region.magnify, view.center_y, region.visible.y, region.visible.height,
         region.screen_y);
   const Rect whole{0, 0, region.scaled_width, region.scaled_height};
-  region.read = intersect(grow(region.visible, filter_reach(spec_at_scale(spec, region.scale))), whole);
+  region.read = intersect(grow(region.visible, edgewise::filter_reach(spec_at_scale(spec, region.scale))), whole);
   const double s = region.scale;
   const int left = int(std::floor(affected.x * s)), top = int(std::floor(affected.y * s));
   region.affected = intersect(

@@ -40,8 +40,6 @@ struct PreviewRegion {
 double fit_zoom(const View& view, const edgewise::ImageShape& image);
 // The spec the preview runs at `scale`: unchanged at 1.
 edgewise::FilterSpec spec_at_scale(const edgewise::FilterSpec& spec, double scale);
-// How far the filter reads around a pixel over all its passes.
-int filter_reach(const edgewise::FilterSpec& spec);
 // `spec` is the user's; the region allows for its reach at the working scale.
 PreviewRegion plan_region(const View& view, const edgewise::ImageShape& image, const Rect& affected,
                           const edgewise::FilterSpec& spec);

@@ -48,6 +48,7 @@ std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewR
   input->shape = {region.read.width, region.read.height, port.shape().channels};
   input->pixels.resize(size_t(region.read.width) * size_t(region.read.height) * size_t(input->shape.channels));
   port.read(region.read, region.scale, input->pixels.data());
+  input->original = crop(input->pixels.data(), region.read, region.visible, input->shape.channels);
   return input;
 }
 
@@ -59,7 +60,7 @@ PreviewResult render_preview(const Settings& settings, const PreviewInput& input
   result.height = input.region.visible.height;
   result.channels = input.shape.channels;
   result.settings = format_arguments(settings);
-  result.original = crop(input.pixels.data(), input.region.read, input.region.visible, input.shape.channels);
+  result.original = input.original;
 
   edgewise::RunOptions options;
   options.backend = settings.backend;

@@ -20,6 +20,7 @@ struct PreviewInput {
   PreviewRegion region;
   edgewise::ImageShape shape;  // region.read's size, the image's channels
   std::vector<float> pixels;
+  std::vector<uint8_t> original;  // region.visible of pixels in 8 bits, made once per read
 };
 
 // Reads what `region` needs through `port`.

@@ -55,6 +55,13 @@ std::string format_arguments(const Settings& settings) {
   return text;
 }
 
+std::string apply_argument(Settings& settings, const std::string& flag, const std::string& value) {
+  if (flag != "backend") return edgewise::set_param(settings.spec, flag, value);
+  std::string error;
+  settings.backend = edgewise::parse_backend(value, error);
+  return error;
+}
+
 std::string parse_arguments(const std::string& text, Settings& settings) {
   Settings parsed = settings;
   std::istringstream words(text);
@@ -62,12 +69,7 @@ std::string parse_arguments(const std::string& text, Settings& settings) {
   while (words >> flag) {
     if (flag.rfind("--", 0) != 0) return "expected an option, got '" + flag + "'";
     if (!(words >> value)) return "option " + flag + " needs a value";
-    flag = flag.substr(2);
-    std::string error;
-    if (flag == "backend")
-      parsed.backend = edgewise::parse_backend(value, error);
-    else
-      error = edgewise::set_param(parsed.spec, flag, value);
+    const std::string error = apply_argument(parsed, flag.substr(2), value);
     if (!error.empty()) return error;
   }
   const std::string error = edgewise::validate(parsed.spec);

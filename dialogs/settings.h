@@ -23,6 +23,9 @@ struct Settings {
 std::vector<std::pair<std::string, std::string>> to_arguments(const Settings& settings);
 // "--filter bilateral --mode rgb ... --backend auto"
 std::string format_arguments(const Settings& settings);
+// Sets one option ("sigma-s", "2.5"; "backend", "cpu") checking that value
+// alone. Returns "" or the validator's message.
+std::string apply_argument(Settings& settings, const std::string& flag, const std::string& value);
 // Reads text written by format_arguments (or typed by hand). Returns "" or
 // the validator's message for the first bad value; on error `settings` is
 // unchanged.

@@ -18,10 +18,9 @@ double now() {
   return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
 }
 
-// Every pass reads r rows and columns beyond what it writes, so after n
-// passes the selection depends on pixels n*r away. Filtering that grown
-// rectangle (clamped to the drawable, where the CLI clamps too) makes the
-// selection's pixels equal to filtering the whole drawable.
+// Filtering the selection grown by the filter's reach (clamped to the
+// drawable, where the CLI clamps too) makes the selection's pixels equal to
+// filtering the whole drawable.
 GeglRectangle grow(const GeglRectangle& selection, int margin, int width, int height) {
   const int left = std::max(0, selection.x - margin), top = std::max(0, selection.y - margin);
   const int right = std::min(width, selection.x + selection.width + margin);
@@ -47,7 +46,7 @@ std::string filter_drawable(gint32 drawable, const Request& request) {
   if (!gimp_drawable_mask_intersect(drawable, &selection.x, &selection.y, &selection.width, &selection.height))
     return "";  // the selection does not touch this drawable: nothing to do
   const int channels = (gimp_drawable_is_gray(drawable) ? 1 : 3) + (gimp_drawable_has_alpha(drawable) ? 1 : 0);
-  const int margin = request.spec.iterations * edgewise::effective_radius(request.spec);
+  const int margin = edgewise::filter_reach(request.spec);
   const GeglRectangle region = grow(selection, margin, gimp_drawable_width(drawable), gimp_drawable_height(drawable));
 
   const bool timing = std::getenv("EDGEWISE_TIMING") != nullptr;

@@ -278,7 +278,7 @@ const ImageShape kAwkwardSizes[] = {{1, 1, 3},    {1, 57, 3}, {61, 1, 3},   {113
 TEST(PreviewRegion, GeometryAtZoomOneAndTwo) {
   EW_SEEDED_RNG(rng);
   const FilterSpec spec = make_spec(ColorMode::rgb, RangeKernel::gaussian, 1.7f, 20.0f, 0, 3);
-  const int reach = edgewise_dialog::filter_reach(spec);
+  const int reach = edgewise::filter_reach(spec);
   EXPECT_EQ(reach, 3 * effective_radius(spec));
   for (const ImageShape& image : kAwkwardSizes)
     for (int zoom : {1, 2})
