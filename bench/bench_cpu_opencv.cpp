@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bilateral.h"
 #include "engine.h"
 #include "float_image.h"
 
@@ -76,9 +77,10 @@ int main(int argc, char** argv) {
   const double megapixels = double(src8.cols) * src8.rows / 1e6;
   const float sigma_r = 30.0f;  // code values
 
-  std::printf("photo %s upscaled to %dx%d (%.1f MP), %d threads, sigma_r %.0f, sigma_s r/2\n", path.c_str(),
-              src8.cols, src8.rows, megapixels, threads, sigma_r);
-  std::printf("%-3s %-21s %6s %10s %10s %14s %12s\n", "r", "filter", "taps", "ms", "Gtaps/s", "time ratio", "per-tap ratio");
+  std::printf("photo %s upscaled to %dx%d (%.1f MP), %d threads, sigma_r %.0f, sigma_s r/2\n", path.c_str(), src8.cols,
+              src8.rows, megapixels, threads, sigma_r);
+  std::printf("%-3s %-21s %6s %10s %10s %14s %12s\n", "r", "filter", "taps", "ms", "Gtaps/s", "time ratio",
+              "per-tap ratio");
 
   for (int r : {2, 7, 15}) {
     const int repeats = r >= 15 ? 3 : 5;
@@ -91,14 +93,16 @@ int main(int argc, char** argv) {
     std::printf("%-3d %-21s %6ld %10.1f %10.2f %14s %12s\n", r, "opencv 8u", disk, cv8, rate(disk, cv8), "", "");
     std::printf("%-3d %-21s %6ld %10.1f %10.2f %14s %12s\n", r, "opencv 32f", disk, cv32, rate(disk, cv32), "", "");
 
-    for (edgewise::ColorMode mode : {edgewise::ColorMode::rgb, edgewise::ColorMode::per_channel, edgewise::ColorMode::lab}) {
-      edgewise::FilterSpec spec;
-      spec.mode = mode;
-      spec.radius = r;
-      spec.sigma_s = r / 2.0f;
-      spec.sigma_r = mode == edgewise::ColorMode::lab ? 10.0f : sigma_r;
+    for (edgewise::ColorMode mode :
+         {edgewise::ColorMode::rgb, edgewise::ColorMode::per_channel, edgewise::ColorMode::lab}) {
+      edgewise::BilateralParameters parameters;
+      parameters.mode = mode;
+      parameters.radius = r;
+      parameters.sigma_s = r / 2.0f;
+      parameters.sigma_r = mode == edgewise::ColorMode::lab ? 10.0f : sigma_r;
+      const edgewise::FilterSpec spec = edgewise::bilateral_spec(parameters);
       edgewise::RunOptions options;
-      options.backend = edgewise::BackendChoice::cpu;
+      options.backend = "cpu";
       options.backend_options.threads = threads;
       edgewise::FloatImage source = input;
       const double ms = median_ms([&] { edgewise::run_filter(spec, input.shape(), source, output, options); }, repeats);

@@ -11,8 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "bilateral_cuda.h"
@@ -67,12 +67,13 @@ void kernel_table() {
   for (ColorMode mode : {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab}) {
     for (int r : {2, 7, 15}) {
       if (!selected(mode, r)) continue;
-      FilterSpec spec;
-      spec.mode = mode;
-      spec.radius = r;
-      spec.sigma_s = r / 2.0f;
-      spec.sigma_r = mode == ColorMode::lab ? 10.0f : 30.0f;
-      Plan plan = make_plan(spec, {kWidth, kHeight, 4});
+      BilateralParameters parameters;
+      parameters.mode = mode;
+      parameters.radius = r;
+      parameters.sigma_s = r / 2.0f;
+      parameters.sigma_r = mode == ColorMode::lab ? 10.0f : 30.0f;
+      const auto planned = make_plan(bilateral_spec(parameters), {kWidth, kHeight, 4});
+      const auto& plan = static_cast<const BilateralPlan&>(*planned);
       const int pw = plan.padded_width(), prow = kHeight + 2 * r;
       const size_t plane = size_t(pw) * prow;
       std::vector<float> host(plane * 4);
@@ -89,15 +90,18 @@ void kernel_table() {
       cuda::check(cudaMemcpy(in_memory.as<float>(), host.data(), host.size() * 4, cudaMemcpyHostToDevice), "upload");
       cuda::DeviceMemory table(plan.spatial_term.size() * sizeof(float));
       cuda::upload_spatial_table(plan, table.as<float>(), nullptr);
-      const cuda::DeviceBand in{in_memory.as<float>(), pw, prow, plane};
-      const cuda::DeviceOutput out{out_memory.as<float>(), kWidth, kHeight, size_t(kWidth) * kHeight};
-      const float ms = median_event_ms([&] { cuda::launch_filter(plan, in, out, table.as<float>(), nullptr); }, 9);
+      const cuda::DeviceBand in = cuda::describe_device_band(in_memory.as<float>(), -r, prow, kWidth, r);
+      const cuda::DeviceOutput out{out_memory.as<float>(),  0, kHeight, kWidth, size_t(kWidth),
+                                   size_t(kWidth) * kHeight};
+      const cuda::DeviceOutput no_sigma{};
+      const float ms =
+          median_event_ms([&] { cuda::launch_filter(plan, in, out, no_sigma, 0, table.as<float>(), nullptr); }, 9);
       const double taps = double(kWidth) * kHeight * double(plan.taps());
       // The adaptive filter on the same data: both walks fused in one kernel.
-      spec.filter = FilterKind::adaptive;
-      const Plan adaptive_plan = make_plan(spec, {kWidth, kHeight, 4});
-      const float adaptive_ms =
-          median_event_ms([&] { cuda::launch_filter(adaptive_plan, in, out, table.as<float>(), nullptr); }, 9);
+      const auto adaptive_planned = make_plan(adaptive_spec(parameters, {}), {kWidth, kHeight, 4});
+      const auto& adaptive_plan = static_cast<const BilateralPlan&>(*adaptive_planned);
+      const float adaptive_ms = median_event_ms(
+          [&] { cuda::launch_filter(adaptive_plan, in, out, no_sigma, 0, table.as<float>(), nullptr); }, 9);
       std::printf("%-12s %3d %10.3f %10.1f %12.3f %8.2f\n", to_string(mode), r, ms, taps / (ms * 1e-3) / 1e9,
                   adaptive_ms, adaptive_ms / ms);
     }
@@ -115,12 +119,13 @@ double end_to_end_ms(bool pinned) {
     for (int x = 0; x < kWidth; ++x)
       for (int c = 0; c < 4; ++c)
         in[(size_t(y) * kWidth + x) * 4 + c] = c == 3 ? 255 : float_to_u8(sample(x, y, c, rng));
-  FilterSpec spec;
-  spec.radius = 7;
-  spec.sigma_s = 3.5f;
-  spec.sigma_r = 30.0f;
+  BilateralParameters parameters;
+  parameters.radius = 7;
+  parameters.sigma_s = 3.5f;
+  parameters.sigma_r = 30.0f;
+  const FilterSpec spec = bilateral_spec(parameters);
   RunOptions options;
-  options.backend = BackendChoice::cuda;
+  options.backend = "cuda";
   const ImageBuffer src{in, {kWidth, kHeight, 4}, SampleType::u8, 0};
   const ImageBuffer dst{out, {kWidth, kHeight, 4}, SampleType::u8, 0};
   run_filter(spec, src, dst, options);  // warm-up: context, allocations
@@ -138,7 +143,9 @@ double end_to_end_ms(bool pinned) {
 
 int main() {
   std::string why;
-  std::printf("device: %s\n", describe_cuda_device().c_str());
+  std::string device;
+  find_backend(installed_backends(), "cuda")->usable(device);
+  std::printf("device: %s\n", device.c_str());
   try {
     kernel_table();
     if (std::getenv("EDGEWISE_BENCH_ONLY")) return 0;

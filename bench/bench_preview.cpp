@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bilateral.h"
 #include "buffer_port.h"
 #include "engine.h"
 #include "preview_render.h"
@@ -83,13 +84,14 @@ double percentile(std::vector<double> values, double p) {
   return values[std::min(values.size() - 1, size_t(p * double(values.size())))];
 }
 
-Row measure(BufferPort& port, edgewise::BackendChoice backend, edgewise::ColorMode mode, bool adaptive) {
+Row measure(BufferPort& port, const std::string& backend, edgewise::ColorMode mode, bool adaptive) {
+  edgewise::BilateralParameters parameters;
+  parameters.mode = mode;
+  parameters.sigma_s = 3.5f;
+  parameters.radius = 7;
   Settings settings;
   settings.backend = backend;
-  settings.spec.mode = mode;
-  settings.spec.filter = adaptive ? edgewise::FilterKind::adaptive : edgewise::FilterKind::bilateral;
-  settings.spec.sigma_s = 3.5f;
-  settings.spec.radius = 7;
+  settings.spec = adaptive ? edgewise::adaptive_spec(parameters, {}) : edgewise::bilateral_spec(parameters);
   View view;
   view.pane_width = kPaneWidth;
   view.pane_height = kPaneHeight;
@@ -111,7 +113,7 @@ Row measure(BufferPort& port, edgewise::BackendChoice backend, edgewise::ColorMo
 
   std::vector<double> slider, panned, read;
   for (int i = 0; i < kRequests; ++i) {
-    settings.spec.sigma_r = 10.0f + float(i);  // a new value each time, as a slider drag gives
+    edgewise::set_param(settings.spec, "sigma-r", 10.0 + i);  // a new value each time, as a slider drag gives
     start = Clock::now();
     waiter.run(settings, input);
     slider.push_back(ms_since(start));
@@ -138,14 +140,15 @@ int main() {
   std::vector<uint8_t> pixels = test_card();
   BufferPort port(edgewise::ImageBuffer{pixels.data(), {kWidth, kHeight, 3}, edgewise::SampleType::u8, 0});
   std::string gpu;
-  const bool have_gpu = edgewise::cuda_device_usable(gpu);
+  const edgewise::BackendProvider& cuda = *edgewise::find_backend(edgewise::installed_backends(), "cuda");
+  const bool have_gpu = cuda.usable(gpu);
   std::printf("preview %dx%d at 100%%, r = 7 (sigma-s 3.5), of a %dx%d 8-bit RGB image; GPU: %s\n", kPaneWidth,
               kPaneHeight, kWidth, kHeight, gpu.c_str());
   std::printf("%-34s %-16s %9s %10s %8s %9s %8s\n", "backend", "mode", "first ms", "slider ms", "p95 ms", "pan ms",
               "read ms");
-  std::vector<edgewise::BackendChoice> backends = {edgewise::BackendChoice::cpu};
-  if (have_gpu) backends.insert(backends.begin(), edgewise::BackendChoice::cuda);
-  for (const auto backend : backends)
+  std::vector<std::string> backends = {"cpu"};
+  if (have_gpu) backends.insert(backends.begin(), "cuda");
+  for (const auto& backend : backends)
     for (const auto mode : {edgewise::ColorMode::rgb, edgewise::ColorMode::per_channel, edgewise::ColorMode::lab})
       for (const bool adaptive : {false, true}) {
         if (adaptive && mode != edgewise::ColorMode::rgb) continue;
@@ -158,7 +161,7 @@ int main() {
     for (int i = 0; i < 20; ++i) {
       const auto start = Clock::now();
       std::string why_not;
-      edgewise::make_cuda_backend({}, why_not).reset();
+      if (cuda.usable(why_not)) cuda.make({}).reset();
       setup.push_back(ms_since(start));
     }
     std::printf("making and dropping the CUDA backend: median %.2f ms\n", percentile(setup, 0.5));

@@ -31,26 +31,27 @@ void make_directory(const std::string& path) {
 
 std::string dialog_memory_path() { return config_home() + "/edgewise/dialog.args"; }
 
-edgewise_dialog::Settings load_dialog_memory(std::string& notice) {
+edgewise::Settings load_dialog_memory(std::string& notice) {
   notice.clear();
-  edgewise_dialog::Settings settings;
+  edgewise::Settings settings;
   std::ifstream file(dialog_memory_path());
   if (!file) return settings;  // first run
   std::stringstream text;
   text << file.rdbuf();
-  const std::string error = edgewise_dialog::parse_arguments(text.str(), settings);
-  if (!error.empty()) notice = "ignoring the last values in " + dialog_memory_path() + " (" + error + ")";
+  const std::vector<std::string> problems = edgewise::read_arguments(text.str(), settings);
+  for (const std::string& problem : problems) notice += (notice.empty() ? "" : "; ") + problem;
+  if (!notice.empty()) notice = "in the last values in " + dialog_memory_path() + ": " + notice + " (default used)";
   return settings;
 }
 
-std::string save_dialog_memory(const edgewise_dialog::Settings& settings) {
+std::string save_dialog_memory(const edgewise::Settings& settings) {
   const std::string path = dialog_memory_path();
   try {
     make_directory(config_home());
     make_directory(directory_of(path));
     write_atomically(path, [&](const std::string& temp) {
       std::ofstream file(temp);
-      file << edgewise_dialog::format_arguments(settings) << "\n";
+      file << edgewise::format_arguments(settings) << "\n";
       if (!file.flush()) throw std::runtime_error("cannot write " + temp);
     });
   } catch (const std::exception& error) {

@@ -10,11 +10,11 @@
 namespace edgewise_cli {
 
 std::string dialog_memory_path();
-// The stored settings, or the defaults when there are none. A file that
-// cannot be read or holds bad values gives the defaults and a notice.
-edgewise_dialog::Settings load_dialog_memory(std::string& notice);
+// The stored settings, or the defaults when there are none. A stored value
+// that is no longer valid keeps its default, and the notice says which.
+edgewise::Settings load_dialog_memory(std::string& notice);
 // Written whole or not at all; a failure is returned as a notice, since
 // losing the last values must not fail the run.
-std::string save_dialog_memory(const edgewise_dialog::Settings& settings);
+std::string save_dialog_memory(const edgewise::Settings& settings);
 
 }  // namespace edgewise_cli

@@ -87,36 +87,21 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::st
   return jobs;
 }
 
-// The adaptive filter's sigma_r' per pixel as a 16-bit grey image (RGB when
-// each channel has its own), adapt-max mapping to white.
-DecodedImage sigma_map_of(const DecodedImage& input, const edgewise::FilterSpec& spec) {
-  const edgewise::ImageShape shape{input.width, input.height, input.channels};
-  std::vector<float> pixels(size_t(shape.width) * size_t(shape.height) * size_t(shape.channels));
-  DecodedImage source = input;
-  edgewise::FilterSpec one_pass = spec;
-  one_pass.iterations = 1;
-  edgewise::RunOptions options;
-  options.backend = edgewise::BackendChoice::cpu;
-  options.plan_options.output_sigma = true;
-  edgewise::run_filter(one_pass, view(source), edgewise::ImageBuffer{pixels.data(), shape, edgewise::SampleType::f32, 0},
-                       options);
-  const bool per_channel = spec.mode == edgewise::ColorMode::per_channel && input.channels >= 3;
-  DecodedImage map;
-  map.width = input.width;
-  map.height = input.height;
-  map.channels = per_channel ? 3 : 1;
-  map.bits = 16;
-  map.allocate();
-  auto* out = reinterpret_cast<uint16_t*>(map.bytes.data());
-  for (size_t p = 0; p < size_t(map.width) * size_t(map.height); ++p)
-    for (int c = 0; c < map.channels; ++c)
-      out[p * size_t(map.channels) + size_t(c)] =
-          edgewise::float_to_u16(pixels[p * size_t(shape.channels) + size_t(c)] / spec.adapt_max);
-  return map;
+// An extra output's floats (0..1) as a 16-bit image.
+DecodedImage to_16_bit(const std::vector<float>& samples, const edgewise::ImageShape& shape) {
+  DecodedImage image;
+  image.width = shape.width;
+  image.height = shape.height;
+  image.channels = shape.channels;
+  image.bits = 16;
+  image.allocate();
+  auto* out = reinterpret_cast<uint16_t*>(image.bytes.data());
+  for (size_t i = 0; i < samples.size(); ++i) out[i] = edgewise::float_to_u16(samples[i]);
+  return image;
 }
 
 void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
-              const std::string& sigma_map) {
+              const std::map<std::string, std::string>& extra_outputs) {
   const bool terminal = isatty(STDERR_FILENO) == 1;
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job& job = jobs[i];
@@ -129,12 +114,20 @@ void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const ed
     edgewise::RunOptions run = options;
     run.progress = [&progress](double fraction) { return progress.update(fraction); };
     run.notice = [&progress](const std::string& text) { progress.message(text); };
-    edgewise::run_filter(spec, view(input), view(result), run);
-    DecodedImage map;
-    if (!sigma_map.empty()) map = sigma_map_of(input, spec);
+    std::vector<std::vector<float>> extra_samples;
+    std::vector<edgewise::ExtraImage> extras;
+    for (const auto& [name, path] : extra_outputs) {
+      const edgewise::ImageShape shape = edgewise::output_shape(spec, view(input).shape, name);
+      extra_samples.emplace_back(size_t(shape.width) * size_t(shape.height) * size_t(shape.channels));
+      extras.push_back({name, {extra_samples.back().data(), shape, edgewise::SampleType::f32, 0}});
+    }
+    edgewise::run_filter(spec, view(input), view(result), run, extras);
     write_atomically(job.output, [&](const std::string& temp) { write_image(temp, job.format, result); });
-    if (!sigma_map.empty())
-      write_atomically(sigma_map, [&](const std::string& temp) { write_image(temp, format_for_output(sigma_map), map); });
+    for (size_t e = 0; e < extras.size(); ++e) {
+      const std::string& path = extra_outputs.at(extras[e].name);
+      const DecodedImage image = to_16_bit(extra_samples[e], extras[e].buffer.shape);
+      write_atomically(path, [&](const std::string& temp) { write_image(temp, format_for_output(path), image); });
+    }
     progress.finish();
   }
 }

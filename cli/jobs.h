@@ -2,6 +2,7 @@
 // before any output is written, then carried out one at a time.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,10 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::st
 
 // Filters and writes each job in turn; every output appears whole or not at
 // all. Progress and notices go to stderr.
-// sigma_map, when not empty, also receives the adaptive filter's sigma_r'
-// map of the (single) job: written after the result, whole or not at all.
+// extra_outputs (output name -> file) are the filter's extra images for
+// the (single) job, made in the same run and written after the result as
+// 16-bit images, each whole or not at all.
 void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
-              const std::string& sigma_map = "");
+              const std::map<std::string, std::string>& extra_outputs = {});
 
 }  // namespace edgewise_cli

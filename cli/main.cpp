@@ -1,5 +1,6 @@
 // edgewise: the command line. Arguments and files here; filtering in core/.
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <stdexcept>
 
@@ -35,17 +36,28 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (options.version) {
-    std::printf("edgewise %s\nCUDA: %s\n", EDGEWISE_VERSION, edgewise::describe_cuda_device().c_str());
+    std::printf("edgewise %s\n", EDGEWISE_VERSION);
+    for (const auto& backend : edgewise::installed_backends()) {
+      std::string description;
+      backend->usable(description);
+      std::printf("%s: %s\n", backend->name().c_str(), description.c_str());
+    }
     return kExitOk;
   }
+  // The test hook: EDGEWISE_INJECT_GPU_FAILURE=oom|launch makes the GPU
+  // fail part-way through each job (a simulated device where there is none).
+  const edgewise::InjectedFailure failure = edgewise::parse_injected_failure(
+      std::getenv("EDGEWISE_INJECT_GPU_FAILURE") ? std::getenv("EDGEWISE_INJECT_GPU_FAILURE") : "");
+  const edgewise::BackendList failing = edgewise::with_injected_failure(edgewise::installed_backends(), failure);
+  if (failure != edgewise::InjectedFailure::none) options.run.backends = &failing;
   try {
     std::vector<Job> jobs = plan_jobs(options.inputs, options.output);
     if (options.gui) return run_gui(jobs, options);
-    if (!options.sigma_map.empty()) {  // checked before anything is filtered or written
-      const FileFormat format = format_for_output(options.sigma_map);
-      if (format == FileFormat::jpeg) throw std::runtime_error(options.sigma_map + ": the sigma map is 16-bit; write PNG or TIFF");
-    }
-    run_jobs(jobs, options.spec, options.run, options.sigma_map);
+    for (const std::string& notice : unused_options(options)) std::fprintf(stderr, "edgewise: %s\n", notice.c_str());
+    for (const auto& [name, path] : options.extra_outputs)  // checked before anything is filtered or written
+      if (format_for_output(path) == FileFormat::jpeg)
+        throw std::runtime_error(path + ": the " + name + " image is 16-bit; write PNG or TIFF");
+    run_jobs(jobs, options.settings.spec, options.run, options.extra_outputs);
     return kExitOk;
   } catch (const std::exception& error) {  // std::runtime_error, edgewise::BackendError, ...
     return fail(error.what(), kExitFailure);

@@ -9,6 +9,8 @@ namespace edgewise_cli {
 
 namespace {
 
+const char* const kWritePrefix = "write-";
+
 long parse_integer(const std::string& flag, const std::string& text, long min_value, long max_value) {
   char* end = nullptr;
   errno = 0;
@@ -19,23 +21,38 @@ long parse_integer(const std::string& flag, const std::string& text, long min_va
   return value;
 }
 
+std::string words(const std::vector<std::string>& items, const char* last_joint) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == items.size() ? last_joint : ", ") + items[i];
+  return text;
+}
+
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i) text += (i == 0 ? "" : separator) + items[i];
+  return text;
+}
+
+std::vector<std::string> filter_names(const std::vector<const edgewise::FilterInfo*>& filters) {
+  std::vector<std::string> names;
+  for (const edgewise::FilterInfo* filter : filters) names.push_back(filter->name);
+  return names;
+}
+
 // Applies one option that takes a value; false when flag is not one.
-bool apply_option(CliOptions& options, const std::string& flag, const std::string& value) {
-  if (flag == "backend") {
-    std::string error;
-    options.run.backend = edgewise::parse_backend(value, error);
-    if (!error.empty()) throw std::invalid_argument(error);
-    options.given.emplace_back(flag, value);
-  } else if (flag == "threads") {
+bool apply_option(CliOptions& options, const std::string& flag, const std::string& value,
+                  const edgewise::Registry& registry, const edgewise::BackendList& backends) {
+  if (flag == "threads") {
     options.run.backend_options.threads = int(parse_integer("threads", value, 0, 4096));
   } else if (flag == "gpu-memory") {
     options.run.backend_options.gpu_memory_budget = size_t(parse_integer("gpu-memory", value, 16, 1 << 24)) << 20;
-  } else if (flag == "write-sigma") {
-    options.sigma_map = value;
   } else if (flag == "band-rows") {
-    options.run.plan_options.band_rows = int(parse_integer("band-rows", value, 0, 1 << 20));
-  } else if (edgewise::find_param(flag)) {
-    const std::string error = edgewise::set_param(options.spec, flag, value);
+    options.run.band_rows = int(parse_integer("band-rows", value, 0, 1 << 20));
+  } else if (flag.rfind(kWritePrefix, 0) == 0 && !registry.producers(flag.substr(6)).empty()) {
+    options.extra_outputs[flag.substr(6)] = value;
+  } else if (flag == "filter" || flag == "backend" || registry.find_param(flag)) {
+    const std::string error = edgewise::apply_argument(options.settings, flag, value, registry, backends);
     if (!error.empty()) throw std::invalid_argument(error);
     options.given.emplace_back(flag, value);
   } else {
@@ -46,11 +63,11 @@ bool apply_option(CliOptions& options, const std::string& flag, const std::strin
 
 // Indented, wrapped at 79 columns.
 std::string wrap(const std::string& text, size_t indent = 6) {
-  std::istringstream words(text);
+  std::istringstream input(text);
   std::string out(indent, ' '), word;
   size_t column = indent;
   bool first = true;
-  while (words >> word) {
+  while (input >> word) {
     if (!first && column + 1 + word.size() > 79) {
       out += "\n" + std::string(indent, ' ');
       column = indent;
@@ -75,29 +92,57 @@ std::string number(double value) {
 
 void describe_param(std::ostream& out, const edgewise::ParamInfo& info) {
   std::string usage = std::string("  --") + info.cli_flag + " ";
-  if (info.is_enum) {
-    for (size_t i = 0; i < info.tokens.size(); ++i) usage += (i ? "|" : "") + std::string(info.tokens[i]);
+  if (info.is_enum()) {
+    for (size_t i = 0; i < info.tokens.size(); ++i) usage += (i ? "|" : "") + info.tokens[i];
   } else {
-    usage += info.is_integer ? "N" : "F";
+    usage += info.is_integer() ? "N" : "F";
   }
   std::string text = info.help;
-  if (info.unit[0]) text += std::string(", in ") + info.unit;
+  const std::string unit = info.unit_text();
+  if (!unit.empty()) text += ", in " + unit;
   text += ". Default ";
-  if (info.is_enum) {
+  if (info.is_enum()) {
     text += info.default_token;
   } else {
     text += number(info.default_value) + ", range " + number(info.hard_min) + " to " + number(info.hard_max);
-    if (info.is_integer) text += " (integer)";
+    if (info.is_integer()) text += " (integer)";
   }
   out << usage << "\n" << wrap(text + ".");
 }
 
+// --filter, then each parameter group under its heading; a group only some
+// filters take says which.
+void describe_filters(std::ostream& out, const edgewise::Registry& registry) {
+  const auto& filters = registry.filters();
+  out << "\nFilter options:\n";
+  if (filters.size() > 1) {
+    std::string text = "the filter:";
+    for (size_t i = 0; i < filters.size(); ++i)
+      text += std::string(i ? ";" : "") + " " + filters[i]->name + ", " + filters[i]->summary;
+    out << "  --filter " << join(filter_names(filters), "|") << "\n"
+        << wrap(text + ". Default " + registry.default_filter().name + ".");
+  }
+  for (const edgewise::ParamGroup* group : registry.groups()) {
+    const std::vector<const edgewise::FilterInfo*> users = registry.users(*group);
+    if (users.size() != filters.size()) {
+      out << "\n" << group->cli_heading << " (--filter " << words(filter_names(users), " or ") << "):\n";
+      if (group->cli_intro[0]) out << wrap(group->cli_intro, 0);
+    } else if (group->cli_intro[0]) {
+      out << wrap(group->cli_intro, 0);
+    }
+    for (const edgewise::ParamInfo& info : group->params) describe_param(out, info);
+  }
+}
+
 }  // namespace
 
-CliOptions parse_options(int argc, char** argv) {
+CliOptions parse_options(int argc, char** argv, const edgewise::Registry& registry,
+                         const edgewise::BackendList& backends) {
   CliOptions options;
+  options.settings = edgewise::default_settings(registry.default_filter());
   bool options_ended = false;  // after "--" everything is an input
   bool output_given = false;
+  std::vector<std::pair<std::string, std::string>> valued;  // --flag value, in order
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (options_ended || arg.size() < 2 || arg[0] != '-') {
@@ -130,74 +175,98 @@ CliOptions parse_options(int argc, char** argv) {
         if (output_given) throw std::invalid_argument("-o/--output given twice");
         options.output = value;
         output_given = true;
-      } else if (arg.rfind("--", 0) != 0 || !apply_option(options, arg.substr(2), value)) {
+      } else if (arg.rfind("--", 0) != 0) {
         throw std::invalid_argument("unknown option " + arg + " (see edgewise --help)");
+      } else {
+        valued.emplace_back(arg, value);
       }
     }
   }
+  // The filter first, wherever it was given, so the other options are its own.
+  for (const auto& [arg, value] : valued)
+    if (arg == "--filter") apply_option(options, "filter", value, registry, backends);
+  for (const auto& [arg, value] : valued)
+    if (arg != "--filter" && !apply_option(options, arg.substr(2), value, registry, backends))
+      throw std::invalid_argument("unknown option " + arg + " (see edgewise --help)");
   if (options.help || options.version) return options;
   if (options.inputs.empty()) throw std::invalid_argument("no input file given (see edgewise --help)");
   if (options.output.empty()) throw std::invalid_argument("no output given: use -o OUTPUT");
-  // set_param checks each value alone; this checks them together.
-  const std::string error = edgewise::validate(options.spec);
+  // apply_argument checks each value alone; this checks them together.
+  const std::string error = edgewise::validate(options.settings.spec);
   if (!error.empty()) throw std::invalid_argument(error);
+  options.run.backend = options.settings.backend;
   if (options.gui) {
     if (options.inputs.size() != 1) throw std::invalid_argument("--gui takes exactly one input");
-    if (!options.sigma_map.empty()) throw std::invalid_argument("--write-sigma cannot be combined with --gui");
+    if (!options.extra_outputs.empty())
+      throw std::invalid_argument("--" + std::string(kWritePrefix) + options.extra_outputs.begin()->first +
+                                  " cannot be combined with --gui");
   }
-  if (!options.sigma_map.empty()) {
-    if (options.spec.filter != edgewise::FilterKind::adaptive)
-      throw std::invalid_argument("--write-sigma needs --filter adaptive");
-    if (options.inputs.size() != 1) throw std::invalid_argument("--write-sigma takes exactly one input");
+  for (const auto& [name, path] : options.extra_outputs) {
+    if (!options.settings.spec.filter().find_output(name))
+      throw std::invalid_argument("--" + std::string(kWritePrefix) + name + " needs --filter " +
+                                  words(filter_names(registry.producers(name)), " or "));
+    if (options.inputs.size() != 1)
+      throw std::invalid_argument("--" + std::string(kWritePrefix) + name + " takes exactly one input");
   }
   return options;
 }
 
-std::string help_text() {
+std::vector<std::string> unused_options(const CliOptions& options, const edgewise::Registry& registry) {
+  std::vector<std::string> notices;
+  const edgewise::FilterInfo& chosen = options.settings.spec.filter();
+  for (const auto& [flag, value] : options.given) {
+    if (flag == "filter" || flag == "backend" || chosen.find_param(flag)) continue;
+    std::vector<const edgewise::FilterInfo*> takers;
+    for (const edgewise::FilterInfo* filter : registry.filters())
+      if (filter->find_param(flag)) takers.push_back(filter);
+    notices.push_back("--" + flag + " is an option of the " + words(filter_names(takers), " and ") +
+                      " filter; ignored with --filter " + chosen.name);
+  }
+  return notices;
+}
+
+std::string help_text(const edgewise::Registry& registry, const edgewise::BackendList& backends) {
   const edgewise::BackendOptions backend_defaults;
   std::ostringstream out;
   out << "Usage: edgewise [OPTIONS] INPUT... -o OUTPUT\n"
          "       edgewise --gui [OPTIONS] INPUT -o OUTPUT\n"
-         "Edge-preserving denoising with the bilateral filter.\n\n"
+      << wrap("Edge-preserving denoising (filters: " + words(filter_names(registry.filters()), ", ") + ").", 0) << "\n"
       << wrap(
              "Reads PNG, JPEG and TIFF: 8 or 16 bits per sample, grey or RGB, with or without alpha. "
              "The output keeps the input's bit depth and channels; its format follows OUTPUT's extension "
              "(.png, .jpg/.jpeg, .tif/.tiff). JPEG holds only 8-bit grey or RGB, so 16-bit or alpha "
              "images are refused rather than reduced. With several inputs, or when OUTPUT is an existing "
              "directory, each result is written there under its input's file name and format.",
-             0)
-      << "\nFilter options:\n";
-  for (const auto& info : edgewise::param_table()) describe_param(out, info);
-  out << "\nAdaptive filter options (--filter adaptive):\n"
-      << wrap("Per pixel, sigma-r' = clamp(k (sqrt(v) + eps), min, max) replaces sigma-r, v being the "
-              "bilateral-weighted local variance. Normalized units: code values / 255, or Delta E / 100 "
-              "in lab mode.",
-              0);
-  for (const auto& info : edgewise::adaptive_param_table()) describe_param(out, info);
+             0);
+  describe_filters(out, registry);
   out << "\nRun options:\n"
-         "  --backend auto|cpu|cuda\n"
+      << "  --backend " << join(edgewise::backend_choices(backends), "|") << "\n"
       << wrap(
-             "auto uses a CUDA GPU when one is usable and the CPU otherwise, and reruns on the CPU when "
-             "the GPU fails; cuda fails when no GPU is usable. Default auto.")
+             "auto uses a usable GPU and the CPU otherwise, and reruns on the CPU when the GPU fails; naming "
+             "a backend fails when it is not usable. Default auto.")
       << "  --threads N\n"
       << wrap("CPU threads, 0 = all cores. Default " + std::to_string(backend_defaults.threads) + ".")
       << "  --gpu-memory MB\n"
       << wrap("GPU memory one job may use, in MiB; larger images are streamed in bands. Default " +
-              std::to_string(backend_defaults.gpu_memory_budget >> 20) + ".")
-      << "  --write-sigma FILE\n"
-      << wrap("With --filter adaptive and one input: also write each pixel's sigma-r' as a 16-bit grey "
-              "image (RGB in per-channel mode), scaled so that adapt-max is white. PNG or TIFF.")
-      << "  --gui\n"
-      << wrap("Open the filter dialog with a live preview of INPUT; OK filters and writes OUTPUT, Cancel "
-              "writes nothing. It starts from the dialog's last values, with the filter options given here "
-              "applied over them; the values chosen are kept for next time in "
-              "$XDG_CONFIG_HOME/edgewise/dialog.args (~/.config/edgewise/dialog.args). Needs a display.")
+              std::to_string(backend_defaults.gpu_memory_budget >> 20) + ".");
+  for (const edgewise::FilterOutputInfo* output : registry.outputs())
+    out << "  --" << kWritePrefix << output->name << " FILE\n"
+        << wrap(std::string("With --filter ") + words(filter_names(registry.producers(output->name)), " or ") +
+                " and one input: also write " + output->help + ", 16 bits per sample. PNG or TIFF.");
+  out << "  --gui\n"
+      << wrap(
+             "Open the filter dialog with a live preview of INPUT; OK filters and writes OUTPUT, Cancel "
+             "writes nothing. It starts from the dialog's last values, with the filter options given here "
+             "applied over them; the values chosen are kept for next time in "
+             "$XDG_CONFIG_HOME/edgewise/dialog.args (~/.config/edgewise/dialog.args). Needs a display.")
       << "  --band-rows N\n"
-      << wrap("Debugging: rows per CPU band, 0 = automatic. Results do not depend on it. Default 0.")
+      << wrap(
+             "Debugging: output rows per band, 0 = from the backend's memory budget. Results do not depend "
+             "on it. Default 0.")
       << "  -o, --output PATH\n"
       << wrap("Output file, or directory (required for several inputs).") << "  -h, --help\n"
       << wrap("Print this text and exit.") << "  --version\n"
-      << wrap("Print the version and exit.") << "  --\n"
+      << wrap("Print the version and the backends this build has, and exit.") << "  --\n"
       << wrap("Everything after it is an input, even when it starts with '-'.")
       << "\nOptions take their value as --flag VALUE or --flag=VALUE.\n\n"
       << wrap(

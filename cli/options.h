@@ -1,28 +1,32 @@
-// Command-line parsing. The filter options come from core/params.def
-// through param_table(); only run options are spelled out here.
+// Command-line parsing and help, generated from a filter registry and a
+// backend list: the filter options, --filter's choices and the --write-NAME
+// options for filters' extra outputs come from the registry; only run
+// options are spelled out here.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine.h"
+#include "settings.h"
 
 namespace edgewise_cli {
 
 // Exit statuses, documented in --help.
 constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;  // a file, image or backend problem
-constexpr int kExitUsage = 2;    // bad options or parameter values
+constexpr int kExitFailure = 1;    // a file, image or backend problem
+constexpr int kExitUsage = 2;      // bad options or parameter values
 constexpr int kExitCancelled = 3;  // --gui: the dialog was cancelled, nothing written
 
 struct CliOptions {
-  edgewise::FilterSpec spec;
+  edgewise::Settings settings;  // the filter, its values and the backend
   edgewise::RunOptions run;
   std::vector<std::string> inputs;
   std::string output;
-  std::string sigma_map;  // --write-sigma FILE (adaptive filter, one input)
-  // Filter parameters and --backend as given on the command line, in order:
+  std::map<std::string, std::string> extra_outputs;  // --write-NAME FILE: output name -> file
+  // Filter options and --backend as given on the command line, in order:
   // --gui applies them over the dialog's last values.
   std::vector<std::pair<std::string, std::string>> given;
   bool gui = false;
@@ -31,8 +35,16 @@ struct CliOptions {
 };
 
 // Throws std::invalid_argument with one message naming what is wrong; the
-// spec it returns has passed edgewise::validate().
-CliOptions parse_options(int argc, char** argv);
-std::string help_text();
+// settings it returns have passed edgewise::validate().
+CliOptions parse_options(int argc, char** argv, const edgewise::Registry& registry = edgewise::builtin_registry(),
+                         const edgewise::BackendList& backends = edgewise::installed_backends());
+std::string help_text(const edgewise::Registry& registry = edgewise::builtin_registry(),
+                      const edgewise::BackendList& backends = edgewise::installed_backends());
+
+// Options given for parameters the chosen filter does not have: one notice
+// each ("--adapt-k is an option of the adaptive filter; ignored with
+// --filter bilateral"), for runs without the dialog.
+std::vector<std::string> unused_options(const CliOptions& options,
+                                        const edgewise::Registry& registry = edgewise::builtin_registry());
 
 }  // namespace edgewise_cli

@@ -1,29 +1,56 @@
-// The interface every compute backend implements, and the factories the
-// engine selects from at run time. core/ itself depends on no backend.
+// What a compute backend supplies to the executor: band kernels for the
+// plans it can run, its memory budget and how many bands it keeps in flight.
+// Backends form a list (BackendList); core names none of them: the list a
+// build installs is assembled outside core (cuda/backend_list.cpp).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "image_buffer.h"
-#include "pixel_stream.h"
+#include "band.h"
 #include "plan.h"
 
 namespace edgewise {
 
-enum class BackendChoice { automatic = 0, cpu = 1, cuda = 2 };
-
 // Errors a backend cannot recover from (no device, out of memory, a failed
-// launch). In auto mode the engine reruns the job on the CPU.
+// launch). In auto mode the engine reruns the job on the fallback backend.
 struct BackendError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 struct BackendOptions {
-  int threads = 0;                          // CPU threads, 0 = all cores
-  size_t gpu_memory_budget = size_t(1) << 30;  // bytes the GPU may hold for a pass
+  int threads = 0;                             // CPU threads, 0 = all cores
+  size_t gpu_memory_budget = size_t(1) << 30;  // bytes the GPU may hold for a job
 };
+
+// How a backend wants the image cut into bands.
+struct BandBudget {
+  // Bytes one band in flight may hold: the plan's float planes
+  // (Plan::band_cost) plus the backend's own buffers (`own`, in bytes).
+  size_t bytes_per_band = size_t(48) << 20;
+  BandCost own;
+  int slots = 1;  // bands in flight: a GPU overlaps one band's copies with another's compute
+  // Bands no taller than this share of the image (at least min_rows), so
+  // copies overlap compute even when the budget would fit the whole image.
+  int min_bands = 1;
+  int min_rows = 1;
+  std::string name = "memory budget";  // for the message when not even reach rows fit
+};
+
+// Runs one plan's bands. submit() may return before the band is done;
+// wait(slot) returns once that slot's band has written its outputs and no
+// longer reads its input. The destructor waits for work still in flight.
+class BandRunner {
+ public:
+  virtual ~BandRunner() = default;
+  virtual void submit(int slot, const BandTask& task) = 0;
+  virtual void wait(int slot) = 0;
+};
+
+enum class InjectedFailure { none, out_of_memory, launch };
 
 class Backend {
  public:
@@ -31,27 +58,52 @@ class Backend {
   virtual std::string name() const = 0;
   // Why this backend cannot run the plan, or "" when it can.
   virtual std::string unsupported(const Plan& /*plan*/) const { return ""; }
-  // One pass: reads every row of source, writes every row of sink once.
-  virtual void run_pass(const Plan& plan, PixelSource& source, PixelSink& sink,
-                        const ProgressFn& progress, double progress_base, double progress_span) = 0;
-  // A whole job on in-memory buffers, for backends that can move raw samples
-  // themselves (the GPU uploads 8-bit data, not floats). Returns false when
-  // this backend has no such path for the plan; the engine then streams rows.
-  virtual bool run_buffers(const Plan& /*plan*/, const ImageBuffer& /*in*/, const ImageBuffer& /*out*/,
-                           const ProgressFn& /*progress*/) {
-    return false;
-  }
+  virtual BandBudget budget(const Plan& plan) const = 0;
+  // Bands of at most band_rows output rows, `slots` at a time.
+  virtual std::unique_ptr<BandRunner> prepare(const Plan& plan, int band_rows, int slots) = 0;
+  // Host memory the executor stages rows in; a GPU backend gives pinned memory.
+  virtual std::shared_ptr<void> allocate_host(size_t bytes);
+  // Makes the device fail the way it really fails (a failed allocation, an
+  // invalid launch), throwing BackendError: the failure-injection wrapper's
+  // hook. The default throws a plain BackendError.
+  virtual void provoke_failure(InjectedFailure failure);
 };
 
-// Implemented in cpu_fallback/ and cuda/ (or cuda/cuda_absent.cpp when the
-// project is built without nvcc).
-std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options);
-// Returns nullptr and sets why_not when no usable CUDA device exists.
-std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options, std::string& why_not);
-// A short description of the CUDA device that would be used, or why none.
-std::string describe_cuda_device();
-// True when a usable CUDA device exists; `description` then names it, and
-// otherwise says why none is usable (for the dialog's backend choice).
-bool cuda_device_usable(std::string& description);
+// One entry of the backend list.
+class BackendProvider {
+ public:
+  virtual ~BackendProvider() = default;
+  virtual std::string id() const = 0;     // --backend ID; the list's order is the PDB's numbering (0 = auto)
+  virtual std::string name() const = 0;   // "CUDA": messages
+  virtual std::string label() const = 0;  // "GPU (CUDA)": the dialog's entry
+  // The CPU: auto tries every other usable backend first and reruns here
+  // when one fails.
+  virtual bool is_fallback() const { return false; }
+  // True when a usable device exists; `description` names it, or says why none.
+  virtual bool usable(std::string& description) const = 0;
+  // Throws BackendError when the backend cannot start.
+  virtual std::unique_ptr<Backend> make(const BackendOptions& options) const = 0;
+};
+
+using BackendList = std::vector<std::shared_ptr<const BackendProvider>>;
+
+// The backends this build has (defined outside core, by the backend folders).
+const BackendList& installed_backends();
+
+// The provider with this id, or null.
+const BackendProvider* find_backend(const BackendList& list, const std::string& id);
+// "auto" or an id of the list; "" when valid, else a message listing them.
+std::string check_backend_choice(const BackendList& list, const std::string& choice);
+// The choices in PDB order: "auto", then each id ("auto, cpu or cuda" in messages).
+std::vector<std::string> backend_choices(const BackendList& list);
+
+// A copy of `list` whose non-fallback backends fail part-way through every
+// job (after writing garbage into their first band's output), as a real
+// device fails: the test hook behind EDGEWISE_INJECT_GPU_FAILURE. Where such
+// a backend is not usable here, a simulated device on the fallback backend
+// fails instead, so machines without a GPU exercise the fallback too.
+BackendList with_injected_failure(const BackendList& list, InjectedFailure failure);
+// "oom" -> out_of_memory, "launch" -> launch, "" -> none; anything else is out_of_memory.
+InjectedFailure parse_injected_failure(const std::string& text);
 
 }  // namespace edgewise

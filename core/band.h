@@ -1,12 +1,12 @@
-// The unit of work a backend receives: a horizontal band of the image in
-// planar float, padded by the radius on every side with clamp-to-edge copies,
-// so kernels never test for borders.
+// What the executor and a backend exchange for one band: rows of the image
+// in host memory (interleaved samples, as stored), and the planar float
+// bands a backend's kernels work on.
 #pragma once
 
 #include <cstddef>
-#include <functional>
+#include <vector>
 
-#include "plan.h"
+#include "sample_convert.h"
 
 namespace edgewise {
 
@@ -14,39 +14,68 @@ namespace edgewise {
 // whole vector at a row's end (lanes past the row are computed, never stored).
 constexpr size_t kBandOverhangFloats = 16;
 
-struct PaddedBand {
-  int y0 = 0;              // first output row of the band in the image
-  int rows = 0;            // output rows; the band holds rows + 2r
-  int width = 0;           // padded width, image width + 2r
-  int planes = 0;          // channels, colour planes then alpha
-  size_t plane_stride = 0; // floats between two planes
-  float* data = nullptr;   // plane p, padded row i: data + p*plane_stride + i*width
-
-  float* plane(int p) const { return data + size_t(p) * plane_stride; }
-};
-
-struct OutputBand {
-  int y0 = 0;
+// Interleaved rows [first_row, first_row + rows) of an image in host memory.
+struct RowSpan {
+  void* data = nullptr;
+  size_t stride = 0;  // bytes from one row to the next
+  SampleType type = SampleType::f32;
+  int first_row = 0;
   int rows = 0;
-  int width = 0;           // image width
-  int planes = 0;
+
+  unsigned char* row(int image_row) const {
+    return static_cast<unsigned char*>(data) + size_t(image_row - first_row) * stride;
+  }
+};
+
+// One band's work: read `input`, write every sample of `output` and of each
+// extra output once.
+struct BandTask {
+  int y0 = 0;                   // first output row of the band in the image
+  int rows = 0;                 // output rows
+  RowSpan input;                // image rows [y0 - reach, y0 + rows + reach), clipped to the image
+  RowSpan output;               // image rows [y0, y0 + rows), the plan's channels
+  std::vector<RowSpan> extras;  // one per plan.extra_outputs, rows as output, float samples
+};
+
+// Planar floats padded on every side with clamp-to-edge copies, so kernels
+// never test for borders: plane p, band row i is data + p*plane_stride +
+// i*width. Rows above or below the image repeat its first or last row.
+struct PaddedBand {
+  int first_row = 0;  // image row of band row 0 (negative above the image)
+  int rows = 0;       // rows held
+  int width = 0;      // image width + 2 pad
+  int pad = 0;
+  int planes = 0;  // colour planes, then alpha
   size_t plane_stride = 0;
-  float* data = nullptr;   // plane p, row i: data + p*plane_stride + i*width
+  float* data = nullptr;
 
   float* plane(int p) const { return data + size_t(p) * plane_stride; }
+  float* row(int p, int i) const { return plane(p) + size_t(i) * size_t(width); }
 };
 
-// Runs body(begin, end) over [0, count) split into pieces, possibly on several
-// threads; the CPU backend supplies OpenMP, the default is one call. Used for
-// the per-row copies of a band so that they are not single-threaded.
-using ParallelRows = std::function<void(int count, const std::function<void(int begin, int end)>& body)>;
+// Planar float rows without padding (or the inside of a padded band's rows):
+// plane p, row i is data + p*plane_stride + i*row_stride.
+struct OutputBand {
+  int first_row = 0;  // image row of row 0
+  int rows = 0;
+  int width = 0;  // image width
+  int planes = 0;
+  size_t row_stride = 0;
+  size_t plane_stride = 0;
+  float* data = nullptr;
 
-// A backend's computation for one band. It may overwrite the input band (the
-// Lab conversion does) and must write every sample of every output plane.
-class BandFilter {
- public:
-  virtual ~BandFilter() = default;
-  virtual void filter_band(const Plan& plan, PaddedBand& input, OutputBand& output) = 0;
+  float* plane(int p) const { return data + size_t(p) * plane_stride; }
+  float* row(int p, int i) const { return plane(p) + size_t(i) * row_stride; }
 };
+
+// A padded band's layout over `data`: `rows` rows from image row first_row.
+PaddedBand describe_padded_band(int first_row, int rows, int image_width, int pad, int planes, float* data);
+// Floats a padded band of that many rows needs, overhang included.
+size_t padded_band_floats(int rows, int image_width, int pad, int planes);
+// The band's rows [first, first + rows) (band-relative) as an OutputBand
+// over its unpadded columns: where a pass writes the next pass's input.
+OutputBand inside_of(const PaddedBand& band, int first, int rows);
+// A tightly packed planar output of `rows` rows.
+OutputBand describe_output_band(int first_row, int rows, int width, int planes, float* data);
 
 }  // namespace edgewise

@@ -1,96 +1,131 @@
 #include "engine.h"
 
-#include <cstdlib>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 
-#include "float_image.h"
-
 namespace edgewise {
 
-BackendChoice parse_backend(const std::string& text, std::string& error) {
-  error.clear();
-  if (text == "auto") return BackendChoice::automatic;
-  if (text == "cpu") return BackendChoice::cpu;
-  if (text == "cuda") return BackendChoice::cuda;
-  error = "invalid backend '" + text + "': expected auto, cpu or cuda";
-  return BackendChoice::automatic;
-}
+namespace {
 
-// Runs every iteration on one backend. The intermediate is read and written
-// in place (banded_pass.cpp explains why that is safe).
-static void run_passes(Backend& backend, const Plan& plan, PixelSource& source, PixelSink& sink,
-                       const ProgressFn& progress) {
-  const int passes = plan.spec.iterations;
-  const double span = 1.0 / passes;
-  if (passes == 1) {
-    backend.run_pass(plan, source, sink, progress, 0.0, 1.0);
-    return;
-  }
-  FloatImage intermediate(plan.shape);
-  backend.run_pass(plan, source, intermediate, progress, 0.0, span);
-  for (int pass = 1; pass + 1 < passes; ++pass)
-    backend.run_pass(plan, intermediate, intermediate, progress, pass * span, span);
-  backend.run_pass(plan, intermediate, sink, progress, (passes - 1) * span, span);
-}
-
-// Runs the job on the requested backend, and in auto mode on the CPU when
-// the GPU is absent or fails. `job` runs one backend over the whole image.
-static RunReport run_with_fallback(const Plan& plan, const RunOptions& options,
-                                   const std::function<void(Backend&)>& job) {
+// Runs the job on the chosen backend, and in auto mode on each usable
+// backend in list order until one succeeds, the fallback last.
+RunReport run_with_fallback(const Plan& plan, const RunOptions& options, const std::function<void(Backend&)>& job) {
+  const BackendList& list = options.backends ? *options.backends : installed_backends();
+  const std::string error = check_backend_choice(list, options.backend);
+  if (!error.empty()) throw std::invalid_argument(error);
   RunReport report;
-  if (options.backend != BackendChoice::cpu) {
+  auto run_on = [&](Backend& backend) {
+    if (options.observer) options.observer->backend_used(backend.name());
+    job(backend);
+    report.backend = backend.name();
+  };
+
+  if (options.backend != "auto") {
+    const BackendProvider& provider = *find_backend(list, options.backend);
     std::string why_not;
-    std::unique_ptr<Backend> gpu = make_cuda_backend(options.backend_options, why_not);
-    const std::string unsupported = gpu ? gpu->unsupported(plan) : std::string();
-    if (!unsupported.empty()) {
-      why_not = unsupported;
-      gpu.reset();
-      if (options.backend == BackendChoice::automatic && options.notice) options.notice(why_not + "; using the CPU");
+    if (!provider.usable(why_not))
+      throw BackendError(provider.name() + " backend requested but unavailable: " + why_not);
+    std::unique_ptr<Backend> backend = provider.make(options.backend_options);
+    const std::string unsupported = backend->unsupported(plan);
+    if (!unsupported.empty()) throw BackendError(provider.name() + " backend cannot run this job: " + unsupported);
+    run_on(*backend);
+    return report;
+  }
+
+  const BackendProvider* fallback = nullptr;
+  for (const auto& provider : list) {
+    if (provider->is_fallback()) {
+      fallback = provider.get();
+      continue;
     }
-    if (!gpu && options.backend == BackendChoice::cuda)
-      throw BackendError("CUDA backend requested but unavailable: " + why_not);
-    if (gpu) {
-      try {
-        job(*gpu);
-        report.backend = gpu->name();
-        return report;
-      } catch (const BackendError& error) {
-        if (options.backend == BackendChoice::cuda) throw;
-        // Every row is written again below, so nothing half-done survives.
-        report.fallback_reason = error.what();
-        if (options.notice)
-          options.notice(std::string("GPU failed (") + error.what() + "); rerunning on the CPU");
-      }
+    std::string why_not;
+    if (!provider->usable(why_not)) continue;  // no GPU is not worth a message
+    std::unique_ptr<Backend> backend;
+    try {
+      backend = provider->make(options.backend_options);
+    } catch (const BackendError& error) {
+      report.fallback_reason = error.what();
+      continue;
+    }
+    const std::string unsupported = backend->unsupported(plan);
+    if (!unsupported.empty()) {
+      if (options.notice) options.notice(unsupported + "; using the CPU");
+      continue;
+    }
+    try {
+      run_on(*backend);
+      return report;
+    } catch (const BackendError& error) {
+      // Every row is written again below, so nothing half-done survives.
+      report.fallback_reason = error.what();
+      if (options.notice) options.notice(provider->name() + " failed (" + error.what() + "); rerunning on the CPU");
     }
   }
-  std::unique_ptr<Backend> cpu = make_cpu_backend(options.backend_options);
-  job(*cpu);
-  report.backend = cpu->name();
+  if (!fallback) throw BackendError("no backend can run this job");
+  std::unique_ptr<Backend> backend = fallback->make(options.backend_options);
+  run_on(*backend);
   return report;
 }
 
-RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source,
-                     PixelSink& sink, const RunOptions& options) {
-  const Plan plan = make_plan(spec, shape, options.plan_options);
-  return run_with_fallback(plan, options, [&](Backend& backend) {
-    run_passes(backend, plan, source, sink, options.progress);
+ExecuteOptions execute_options(const RunOptions& options) {
+  ExecuteOptions execute;
+  execute.band_rows = options.band_rows;
+  execute.progress = options.progress;
+  execute.observer = options.observer;
+  return execute;
+}
+
+bool overlap(const ImageBuffer& a, const ImageBuffer& b) {
+  const auto* a0 = static_cast<const unsigned char*>(a.data);
+  const auto* b0 = static_cast<const unsigned char*>(b.data);
+  const auto* a1 = a0 + a.stride() * size_t(a.shape.height);
+  const auto* b1 = b0 + b.stride() * size_t(b.shape.height);
+  return a0 < b1 && b0 < a1;
+}
+
+}  // namespace
+
+RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source, PixelSink& sink,
+                     const RunOptions& options) {
+  const std::unique_ptr<Plan> plan = make_plan(spec, shape);
+  return run_with_fallback(*plan, options, [&](Backend& backend) {
+    StreamInput input(source, shape);
+    StreamOutput output(sink, shape);
+    execute(*plan, backend, input, output, {}, execute_options(options));
   });
 }
 
-RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageBuffer& out,
-                     const RunOptions& options) {
+RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageBuffer& out, const RunOptions& options,
+                     const std::vector<ExtraImage>& extras) {
   if (in.shape.width != out.shape.width || in.shape.height != out.shape.height ||
       in.shape.channels != out.shape.channels)
     throw std::invalid_argument("input and output images differ in size or channels");
-  const Plan plan = make_plan(spec, in.shape, options.plan_options);
-  return run_with_fallback(plan, options, [&](Backend& backend) {
-    if (backend.run_buffers(plan, in, out, options.progress)) return;
-    BufferSource source(in);
-    BufferSink sink(out);
-    run_passes(backend, plan, source, sink, options.progress);
+  PlanRequest request;
+  for (const ExtraImage& extra : extras) {
+    request.extra_outputs.push_back(extra.name);
+    const ImageShape expected = output_shape(spec, in.shape, extra.name);
+    if (extra.buffer.shape.width != expected.width || extra.buffer.shape.height != expected.height ||
+        extra.buffer.shape.channels != expected.channels || extra.buffer.type != SampleType::f32)
+      throw std::invalid_argument("the " + extra.name + " output needs a float image of " +
+                                  std::to_string(expected.channels) + " channels the input's size");
+  }
+  const std::unique_ptr<Plan> plan = make_plan(spec, in.shape, request);
+  return run_with_fallback(*plan, options, [&](Backend& backend) {
+    BufferInput input(in);
+    BufferOutput output(out, overlap(in, out));
+    std::vector<BufferOutput> extra_outputs;
+    for (const ExtraImage& extra : extras) extra_outputs.emplace_back(extra.buffer, false);
+    std::vector<RowOutput*> extra_pointers;
+    for (BufferOutput& extra : extra_outputs) extra_pointers.push_back(&extra);
+    execute(*plan, backend, input, output, extra_pointers, execute_options(options));
   });
+}
+
+ImageShape output_shape(const FilterSpec& spec, const ImageShape& input, const std::string& output) {
+  const FilterOutputInfo* info = spec.filter().find_output(output);
+  if (!info)
+    throw std::invalid_argument("the " + std::string(spec.filter().name) + " filter has no " + output + " output");
+  return {input.width, input.height, info->channels(spec, input)};
 }
 
 }  // namespace edgewise

@@ -1,24 +1,36 @@
-// The one entry every front end calls: validate, plan, pick a backend, run
-// the passes, fall back to the CPU when the GPU fails.
+// The one entry every front end calls: validate and plan the spec, pick a
+// backend from the list, run the executor, and in auto mode rerun on the
+// fallback backend (the CPU) when another one fails.
 #pragma once
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "backend.h"
+#include "executor.h"
+#include "filter_registry.h"
 #include "filter_spec.h"
 #include "image_buffer.h"
 #include "pixel_stream.h"
-#include "plan.h"
 
 namespace edgewise {
 
 struct RunOptions {
-  BackendChoice backend = BackendChoice::automatic;
+  std::string backend = "auto";  // "auto" or a backend's id
   BackendOptions backend_options;
-  PlanOptions plan_options;
-  ProgressFn progress;                              // may be empty
+  int band_rows = 0;                               // 0: from the backend's memory budget; results do not depend on it
+  ProgressFn progress;                             // may be empty
   std::function<void(const std::string&)> notice;  // messages for the user (fallback)
+  RunObserver* observer = nullptr;                 // may be null
+  const BackendList* backends = nullptr;           // null: installed_backends()
+};
+
+// A filter's extra output (FilterInfo::outputs) wanted from a run, written
+// to `buffer` as that output's channels (see output_shape).
+struct ExtraImage {
+  std::string name;
+  ImageBuffer buffer;
 };
 
 struct RunReport {
@@ -27,16 +39,18 @@ struct RunReport {
 };
 
 // Throws std::invalid_argument for a bad spec or shape, BackendError when
-// the requested backend cannot run, Cancelled when progress says stop.
-// Iterations beyond the first keep one float copy of the image (see README).
-RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source,
-                     PixelSink& sink, const RunOptions& options = {});
-
-// The same for whole images in memory: in and out have the same shape and
-// may differ in sample type. A GPU backend moves the raw samples itself.
-RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageBuffer& out,
+// the requested backend cannot run, Cancelled when progress says stop. The
+// source and the sink are distinct images.
+RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source, PixelSink& sink,
                      const RunOptions& options = {});
 
-BackendChoice parse_backend(const std::string& text, std::string& error);
+// The same for whole images in memory: in and out have the same shape and
+// may differ in sample type (and may be the same buffer). A GPU backend
+// moves the raw samples and converts them on the device.
+RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageBuffer& out,
+                     const RunOptions& options = {}, const std::vector<ExtraImage>& extras = {});
+
+// The shape an extra output has for this spec and input.
+ImageShape output_shape(const FilterSpec& spec, const ImageShape& input, const std::string& output);
 
 }  // namespace edgewise

@@ -1,78 +1,18 @@
 #include "filter_spec.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <sstream>
-#include <type_traits>
+
+#include "filter_registry.h"
 
 namespace edgewise {
 
-// The label without its mnemonic marker.
-static std::string strip_mnemonic(const std::string& label) {
-  std::string plain;
-  for (char c : label)
-    if (c != '_') plain += c;
-  return plain;
-}
+namespace {
 
-const std::vector<ParamInfo>& param_table() {
-  static const std::vector<ParamInfo> table = [] {
-    std::vector<ParamInfo> rows = {
-#define EW_ENUM_PARAM(etype, field, flag, label, def, help, ...)                 \
-  ParamInfo{#field, flag, label, "", help, true, true,                           \
-            static_cast<double>(etype::def), 0, 0, 0, 0, nullptr, {__VA_ARGS__}, ""},
-#define EW_NUM_PARAM(type, field, flag, label, unit, def, hmin, hmax, smin, smax, help) \
-  ParamInfo{#field, flag, label, unit, help, false, std::is_integral<type>::value,        \
-            static_cast<double>(def), hmin, hmax, smin, smax, nullptr, {}, ""},
-#include "params.def"
-    };
-    for (auto& info : rows) {
-      info.label = strip_mnemonic(info.mnemonic_label);
-      // An enum's range is its list of spellings.
-      if (!info.is_enum) continue;
-      info.default_token = info.tokens[static_cast<size_t>(info.default_value)];
-      info.hard_max = info.slider_max = static_cast<double>(info.tokens.size() - 1);
-    }
-    return rows;
-  }();
-  return table;
-}
-
-const std::vector<ParamInfo>& adaptive_param_table() {
-  static const std::vector<ParamInfo> table = [] {
-    std::vector<ParamInfo> rows = {
-#define EW_NUM_PARAM(type, field, flag, label, unit, def, hmin, hmax, smin, smax, help) \
-  ParamInfo{#field, flag, label, unit, help, false, std::is_integral<type>::value,        \
-            static_cast<double>(def), hmin, hmax, smin, smax, nullptr, {}, ""},
-#include "adaptive_params.def"
-    };
-    for (auto& info : rows) info.label = strip_mnemonic(info.mnemonic_label);
-    return rows;
-  }();
-  return table;
-}
-
-const ParamInfo* find_param(const std::string& cli_flag) {
-  for (const auto* table : {&param_table(), &adaptive_param_table()})
-    for (const auto& info : *table)
-      if (cli_flag == info.cli_flag) return &info;
-  return nullptr;
-}
-
-double get_param(const FilterSpec& spec, const std::string& cli_flag) {
-#define EW_ENUM_PARAM(etype, field, flag, ...) \
-  if (cli_flag == flag) return static_cast<double>(static_cast<int>(spec.field));
-#define EW_NUM_PARAM(type, field, flag, ...) \
-  if (cli_flag == flag) return static_cast<double>(spec.field);
-#include "params.def"
-#define EW_NUM_PARAM(type, field, flag, ...) \
-  if (cli_flag == flag) return static_cast<double>(spec.field);
-#include "adaptive_params.def"
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
-static std::string allowed_tokens(const ParamInfo& info) {
+std::string allowed_tokens(const ParamInfo& info) {
   std::string list;
   for (size_t i = 0; i < info.tokens.size(); ++i) {
     if (i) list += (i + 1 == info.tokens.size()) ? " or " : ", ";
@@ -81,7 +21,7 @@ static std::string allowed_tokens(const ParamInfo& info) {
   return list;
 }
 
-static std::string format_number(double value) {
+std::string format_number(double value) {
   std::ostringstream out;
   out << value;
   return out.str();
@@ -89,79 +29,106 @@ static std::string format_number(double value) {
 
 // Message for a value outside a parameter's hard range, shared by every
 // front end so the user always reads the same words.
-static std::string range_message(const ParamInfo& info, double value) {
+std::string range_message(const ParamInfo& info, double value) {
   std::ostringstream out;
   out << "invalid " << info.cli_flag << " " << format_number(value) << ": ";
-  if (info.is_enum)
+  const std::string unit = info.unit_text();
+  if (info.is_enum())
     out << "expected " << allowed_tokens(info) << " (0.." << info.hard_max << ")";
   else
-    out << "allowed range is " << format_number(info.hard_min) << " to "
-        << format_number(info.hard_max) << (info.is_integer ? " (an integer)" : "")
-        << (info.unit[0] ? std::string(" ") + info.unit : std::string());
+    out << "allowed range is " << format_number(info.hard_min) << " to " << format_number(info.hard_max)
+        << (info.is_integer() ? " (an integer)" : "") << (unit.empty() ? std::string() : " " + unit);
   return out.str();
 }
 
-static std::string check_value(const ParamInfo& info, double value) {
+std::string check_value(const ParamInfo& info, double value) {
   const bool finite = std::isfinite(value);
   const bool integral = finite && value == std::floor(value);
-  // Float fields are compared as the floats they are stored as: 1e-4 kept
-  // in a float is just below the double 1e-4, and must still be accepted.
-  const bool below = info.is_integer ? value < info.hard_min : float(value) < float(info.hard_min);
-  const bool above = info.is_integer ? value > info.hard_max : float(value) > float(info.hard_max);
-  if (!finite || below || above || (info.is_integer && !integral)) return range_message(info, value);
+  // Real parameters are compared as the floats they are stored as in the
+  // typed structs: 1e-4 kept in a float is just below the double 1e-4 and
+  // must still be accepted.
+  const bool below = info.is_integer() ? value < info.hard_min : float(value) < float(info.hard_min);
+  const bool above = info.is_integer() ? value > info.hard_max : float(value) > float(info.hard_max);
+  if (!finite || below || above || (info.is_integer() && !integral)) return range_message(info, value);
   return "";
+}
+
+// The stored form: reals as floats, since the typed structs hold floats.
+double stored(const ParamInfo& info, double value) { return info.is_integer() ? value : double(float(value)); }
+
+}  // namespace
+
+FilterSpec::FilterSpec() : FilterSpec(builtin_registry().default_filter()) {}
+
+FilterSpec::FilterSpec(const FilterInfo& filter) : filter_(&filter) {
+  for (const ParamInfo* info : filter.params()) values_.push_back(stored(*info, info->default_value));
+}
+
+int FilterSpec::index_of(const std::string& flag) const {
+  const std::vector<const ParamInfo*> params = filter_->params();
+  for (size_t i = 0; i < params.size(); ++i)
+    if (flag == params[i]->cli_flag) return int(i);
+  return -1;
+}
+
+double FilterSpec::get(const std::string& flag) const {
+  const int index = index_of(flag);
+  return index < 0 ? std::numeric_limits<double>::quiet_NaN() : values_[size_t(index)];
 }
 
 std::string set_param(FilterSpec& spec, const std::string& cli_flag, double value) {
-  const ParamInfo* info = find_param(cli_flag);
-  if (!info) return "unknown parameter " + cli_flag;
-  std::string error = check_value(*info, value);
-  if (!error.empty()) return error;
-#define EW_ENUM_PARAM(etype, field, flag, ...) \
-  if (cli_flag == flag) spec.field = static_cast<etype>(static_cast<int>(value));
-#define EW_NUM_PARAM(type, field, flag, ...) \
-  if (cli_flag == flag) spec.field = static_cast<type>(value);
-#include "params.def"
-#define EW_NUM_PARAM(type, field, flag, ...) \
-  if (cli_flag == flag) spec.field = static_cast<type>(value);
-#include "adaptive_params.def"
-  return "";
+  const int index = spec.index_of(cli_flag);
+  if (index < 0) return "unknown parameter " + cli_flag + " of the " + spec.filter().name + " filter";
+  const ParamInfo& info = *spec.filter().params()[size_t(index)];
+  std::string error = check_value(info, value);
+  if (error.empty()) spec.values_[size_t(index)] = stored(info, value);
+  return error;
 }
 
 std::string set_param(FilterSpec& spec, const std::string& cli_flag, const std::string& text) {
-  const ParamInfo* info = find_param(cli_flag);
-  if (!info) return "unknown parameter " + cli_flag;
-  if (info->is_enum) {
+  const ParamInfo* info = spec.filter().find_param(cli_flag);
+  if (!info) return "unknown parameter " + cli_flag + " of the " + spec.filter().name + " filter";
+  if (info->is_enum()) {
     for (size_t i = 0; i < info->tokens.size(); ++i)
-      if (text == info->tokens[i]) return set_param(spec, cli_flag, static_cast<double>(i));
+      if (text == info->tokens[i]) return set_param(spec, cli_flag, double(i));
     return "invalid " + cli_flag + " '" + text + "': expected " + allowed_tokens(*info);
   }
   const char* begin = text.c_str();
   char* end = nullptr;
   const double value = std::strtod(begin, &end);
-  if (text.empty() || end == begin || *end != '\0')
-    return "invalid " + cli_flag + " '" + text + "': not a number";
+  if (text.empty() || end == begin || *end != '\0') return "invalid " + cli_flag + " '" + text + "': not a number";
   return set_param(spec, cli_flag, value);
 }
 
+double get_param(const FilterSpec& spec, const std::string& cli_flag) { return spec.get(cli_flag); }
+
 std::string validate(const FilterSpec& spec) {
-  for (const auto* table : {&param_table(), &adaptive_param_table()})
-    for (const auto& info : *table) {
-      std::string error = check_value(info, get_param(spec, info.cli_flag));
-      if (!error.empty()) return error;
-    }
-  if (spec.adapt_min > spec.adapt_max)
-    return "invalid adapt-min " + format_number(spec.adapt_min) + ": must not exceed adapt-max " +
-           format_number(spec.adapt_max);
-  return "";
+  const std::vector<const ParamInfo*> params = spec.filter().params();
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string error = check_value(*params[i], spec.values()[i]);
+    if (!error.empty()) return error;
+  }
+  return spec.filter().check ? spec.filter().check(spec) : "";
 }
 
-const char* to_string(ColorMode mode) {
-  return find_param("mode")->tokens.at(static_cast<size_t>(mode));
+FilterSpec with_filter(const FilterSpec& spec, const FilterInfo& filter) {
+  FilterSpec other(filter);
+  for (const ParamInfo* info : filter.params())
+    if (spec.has(info->cli_flag)) set_param(other, info->cli_flag, spec.get(info->cli_flag));
+  return other;
 }
 
-const char* to_string(RangeKernel kernel) {
-  return find_param("kernel")->tokens.at(static_cast<size_t>(kernel));
+std::string value_text(const ParamInfo& info, double value) {
+  if (info.is_enum()) return info.tokens.at(size_t(value));
+  if (info.is_integer()) return std::to_string(long(value));
+  // Shortest text that reads back as the same float, so that saved values
+  // never drift ("0.002", not "0.00200000009").
+  char text[32];
+  for (int digits = 6; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, double(float(value)));
+    if (std::strtof(text, nullptr) == float(value)) break;
+  }
+  return text;
 }
 
 }  // namespace edgewise

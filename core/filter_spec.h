@@ -1,62 +1,57 @@
-// What the user asked for, independent of any front end or backend.
-// Fields and defaults come from params.def so that every front end agrees.
+// What the user asked for: a filter of the registry and a value for each of
+// its parameters, independent of any front end or backend. Values are set
+// and read by the parameter's flag and checked against its .def entry.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "params.h"
+
 namespace edgewise {
 
-enum class FilterKind { bilateral = 0, adaptive = 1 };
-enum class ColorMode { per_channel = 0, rgb = 1, lab = 2 };
-enum class RangeKernel { gaussian = 0, tukey = 1, lorentz = 2, huber = 3 };
+struct FilterInfo;
 
-struct FilterSpec {
-#define EW_ENUM_PARAM(etype, field, flag, label, def, help, ...) etype field = etype::def;
-#define EW_NUM_PARAM(type, field, flag, label, unit, def, hmin, hmax, smin, smax, help) \
-  type field = static_cast<type>(def);
-#include "params.def"
-#define EW_NUM_PARAM(type, field, flag, label, unit, def, hmin, hmax, smin, smax, help) \
-  type field = static_cast<type>(def);
-#include "adaptive_params.def"
+class FilterSpec {
+ public:
+  // The built-in registry's first filter (bilateral) with its defaults.
+  FilterSpec();
+  // `filter` with its defaults; the spec refers to it, so it must outlive the spec.
+  explicit FilterSpec(const FilterInfo& filter);
+
+  const FilterInfo& filter() const { return *filter_; }
+  bool has(const std::string& flag) const { return index_of(flag) >= 0; }
+  // The value of a parameter (a choice's index); NaN when the filter has no such parameter.
+  double get(const std::string& flag) const;
+  // Values in the order of filter().params().
+  const std::vector<double>& values() const { return values_; }
+
+ private:
+  friend std::string set_param(FilterSpec& spec, const std::string& cli_flag, double value);
+  int index_of(const std::string& flag) const;
+
+  const FilterInfo* filter_;
+  std::vector<double> values_;
 };
 
-// Describes one parameter of params.def for front ends that build options,
-// help text or widgets from the list instead of repeating it.
-struct ParamInfo {
-  const char* field;
-  const char* cli_flag;
-  std::string mnemonic_label;  // "Range si_gma": '_' marks the dialog's access key
-  const char* unit;  // empty for enums
-  const char* help;
-  bool is_enum;
-  bool is_integer;
-  double default_value;  // numeric parameters
-  double hard_min, hard_max, slider_min, slider_max;
-  const char* default_token;        // enum parameters
-  std::vector<const char*> tokens;  // enum spellings, index = PDB value
-  std::string label;                // "Range sigma": for help texts and messages
-};
-
-// The bilateral filter's parameters (params.def), in declaration order.
-const std::vector<ParamInfo>& param_table();
-// The adaptive filter's additional parameters (adaptive_params.def).
-const std::vector<ParamInfo>& adaptive_param_table();
-// Searches both tables.
-const ParamInfo* find_param(const std::string& cli_flag);
-
-// Sets a parameter from its textual form ("lab", "2.5"). Returns an empty
-// string on success, otherwise the message validate() would give.
-std::string set_param(FilterSpec& spec, const std::string& cli_flag, const std::string& text);
-// Sets a parameter from a number (PDB, dialog): enums take their index.
+// Sets a parameter from a number (PDB, dialog; a choice takes its index) or
+// from its text ("lab", "2.5"). Returns "" on success, otherwise one message
+// naming the flag, the value and what is allowed; the spec is unchanged then.
 std::string set_param(FilterSpec& spec, const std::string& cli_flag, double value);
+std::string set_param(FilterSpec& spec, const std::string& cli_flag, const std::string& text);
 double get_param(const FilterSpec& spec, const std::string& cli_flag);
 
-// The one validator. Returns "" when the spec is valid, otherwise one
-// message naming the parameter, the value and the allowed range.
+// The one validator: every value in its range, then the filter's own
+// constraints between values. "" when valid, else one message.
 std::string validate(const FilterSpec& spec);
 
-const char* to_string(ColorMode mode);
-const char* to_string(RangeKernel kernel);
+// The same settings for another filter: parameters both filters have keep
+// their value, the others take the new filter's defaults.
+FilterSpec with_filter(const FilterSpec& spec, const FilterInfo& filter);
+
+// The text form of a value as the CLI and the settings text write it: a
+// choice's spelling, an integer, or the shortest decimal that reads back to
+// the same float.
+std::string value_text(const ParamInfo& info, double value);
 
 }  // namespace edgewise

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "image_shape.h"
 #include "pixel_stream.h"
-#include "plan.h"
 
 namespace edgewise {
 

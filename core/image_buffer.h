@@ -5,8 +5,8 @@
 
 #include <cstddef>
 
+#include "image_shape.h"
 #include "pixel_stream.h"
-#include "plan.h"
 #include "sample_convert.h"
 
 namespace edgewise {

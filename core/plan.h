@@ -1,59 +1,58 @@
-// Normalise once: a validated FilterSpec and an image shape become a Plan
-// (effective radius, band height, range scale, spatial tables). Backends get
-// the plan, never raw user values, so they use identical numbers.
+// What a filter's planner makes of a spec and an image size: everything a
+// backend needs to run the filter band by band, normalised once so both
+// backends use identical numbers. Each filter derives its own plan (its
+// tables and constants); the executor reads only this base.
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
-#include "bilateral.h"
-#include "filter_spec.h"
+#include "image_shape.h"
 
 namespace edgewise {
 
-struct ImageShape {
-  int width = 0;
-  int height = 0;
-  int channels = 0;  // 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
+// A second image a plan writes besides the filtered one (the adaptive
+// filter's sigma map): floats in 0..1, `channels` per pixel.
+struct ExtraOutput {
+  std::string name;
+  int channels = 1;
 };
 
-struct PlanOptions {
-  int band_rows = 0;                         // 0: chosen from band_bytes
-  // Target size of one padded band: small enough that a band's gather,
-  // filter and scatter stay in the last-level cache and its buffers are
-  // reused, large enough that halo rows (2r per band) cost little.
-  size_t band_bytes = size_t(16) << 20;
-  // Adaptive filter only: write each pixel's sigma_r' (normalized units) to
-  // the colour planes instead of the filtered colour, for inspection.
-  bool output_sigma = false;
+// Memory, in floats, that a band of `rows` output rows needs: fixed + per_row * rows.
+struct BandCost {
+  size_t fixed = 0;
+  size_t per_row = 0;
+  size_t floats(int rows) const { return fixed + per_row * size_t(rows); }
 };
 
-struct Plan {
-  FilterSpec spec;
+class Plan {
+ public:
+  virtual ~Plan() = default;
+
   ImageShape shape;
-  BilateralParams params;
-  int radius = 0;
-  int band_rows = 0;  // output rows per band, at least max(radius, 1)
-  // Per tap, indexed (dy + r) * (2r + 1) + (dx + r), computed in double;
-  // what it holds depends on the range kernel (see tap_weight).
-  std::vector<float> spatial_term;
+  // The band kernels that run this plan: each backend keeps a table of its
+  // kernels by family, so a filter's stem adds one row there.
+  std::string family;
+  // Clamp-to-edge columns on each side of a padded band, so kernels never
+  // test for the left and right borders.
+  int pad = 0;
+  // Rows above and below a band that its output depends on, over all the
+  // passes the kernel runs within the band: the band's halo.
+  int reach = 0;
+  // Padded bands the kernel works in besides its input (ping-pong between passes).
+  int scratch_bands = 0;
+  std::vector<ExtraOutput> extra_outputs;  // those requested, in request order
 
-  int window() const { return 2 * radius + 1; }
-  int taps() const { return window() * window(); }
-  int padded_width() const { return shape.width + 2 * radius; }
+  int padded_width() const { return shape.width + 2 * pad; }
+  // Floats of planar memory per band: the padded input, scratch bands, the
+  // output and the extra outputs.
+  BandCost band_cost() const;
 };
 
-int effective_radius(const FilterSpec& spec);
-// How far an output pixel's value reaches over all passes: each pass reads
-// the radius around it, so filtering a region grown by this much gives its
-// inner part exactly as filtering the whole image does.
-int filter_reach(const FilterSpec& spec);
-
-// Throws std::invalid_argument with validate()'s message for a bad spec, or
-// naming the bad image dimension.
-Plan make_plan(const FilterSpec& spec, const ImageShape& shape, const PlanOptions& options = {});
-
-// Bytes the banded pass allocates besides the caller's source and sink.
-size_t band_memory_bytes(const Plan& plan);
+// What the caller wants from a run besides the filtered image.
+struct PlanRequest {
+  std::vector<std::string> extra_outputs;  // names from the filter's registry row
+};
 
 }  // namespace edgewise

@@ -4,14 +4,15 @@
 #pragma once
 
 #include "fast_exp.h"
-#include "filter_spec.h"
 
 namespace edgewise {
 
 // gaussian exp(-x^2 / (2 sigma^2)). The backends fold it with the spatial
-// term into one 2^x per tap (bilateral.h); this form is for reference.
+// term into one 2^x per tap (filters/bilateral_math.h); this form is for reference.
 template <class T>
-EW_HD T range_gaussian(T q) { return ew_exp2(q * (-0.5f * kLog2e)); }
+EW_HD T range_gaussian(T q) {
+  return ew_exp2(q * (-0.5f * kLog2e));
+}
 
 // Tukey's biweight: (1 - (x/s)^2)^2 / 2 inside |x| <= s, zero outside.
 template <class T>
@@ -22,11 +23,15 @@ EW_HD T range_tukey(T q) {
 
 // Lorentz (Cauchy): 2 / (2 + (x/s)^2).
 template <class T>
-EW_HD T range_lorentz(T q) { return 2.0f / (2.0f + q); }
+EW_HD T range_lorentz(T q) {
+  return 2.0f / (2.0f + q);
+}
 
 // Huber: 1 inside |x| <= s, s/|x| outside. At q = 0 the division gives +inf
 // and the min gives 1.
 template <class T>
-EW_HD T range_huber(T q) { return ew_min(T{} + 1.0f, 1.0f / ew_sqrt(q)); }
+EW_HD T range_huber(T q) {
+  return ew_min(T{} + 1.0f, 1.0f / ew_sqrt(q));
+}
 
 }  // namespace edgewise

@@ -1,95 +1,126 @@
-// Threading is OpenMP: it ships with the compiler (no extra dependency), and
-// a static split of a band's rows across threads keeps results independent
-// of the thread count, since each pixel is computed by one thread alone.
+// The bilateral family's band kernel on the CPU. Each iteration is a pass
+// within the band: the input band carries a halo of iterations x radius
+// rows, and pass k computes the rows the later passes still need (image
+// rows only; rows beyond the image's top and bottom are clamped copies, as
+// a whole-image pass would see them). Threading is OpenMP: a static split
+// of rows keeps results independent of the thread count, since each pixel
+// is computed by one thread alone.
 #include "bilateral_cpu.h"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
+#include <vector>
 
-#include "backend.h"
-#include "banded_pass.h"
 #include "color_lab.h"
 
-namespace edgewise {
-namespace cpu {
+namespace edgewise::cpu {
+
 namespace {
 
-// Converts the colour planes of `pixels` samples in place.
-void planes_to_lab(float* r, float* g, float* b, size_t pixels, int threads) {
+void planes_to_lab(float* r, float* g, float* b, size_t count, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (ptrdiff_t i = 0; i < ptrdiff_t(pixels); ++i) rgb_to_lab(r[i], g[i], b[i], r[i], g[i], b[i]);
+  for (ptrdiff_t i = 0; i < ptrdiff_t(count); ++i) rgb_to_lab(r[i], g[i], b[i], r[i], g[i], b[i]);
 }
 
-void planes_from_lab(float* L, float* a, float* b, size_t pixels, int threads) {
+void rows_from_lab(const OutputBand& band, int first, int count, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (ptrdiff_t i = 0; i < ptrdiff_t(pixels); ++i) lab_to_rgb(L[i], a[i], b[i], L[i], a[i], b[i]);
+  for (int i = first; i < first + count; ++i) {
+    float *L = band.row(0, i), *a = band.row(1, i), *b = band.row(2, i);
+    for (int x = 0; x < band.width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);
+  }
 }
 
-class CpuBandFilter : public BandFilter {
+class BilateralKernel : public BandKernel {
  public:
-  CpuBandFilter(const Plan& plan, int threads)
-      : kernel_(select_row_kernel(plan.params)), threads_(threads) {}
+  BilateralKernel(const BilateralPlan& plan, const KernelContext& context)
+      : plan_(plan), context_(context), rows_(select_row_function(plan.params)) {
+    const int width = plan.shape.width, planes = plan.shape.channels;
+    scaled_.resize(padded_band_floats(context.band_rows + 2 * plan.reach, width, plan.pad, planes));
+    if (plan.passes > 1)
+      next_.resize(padded_band_floats(context.band_rows + 2 * (plan.reach - plan.radius), width, plan.pad, planes));
+  }
 
-  void filter_band(const Plan& plan, PaddedBand& in, OutputBand& out) override {
-    const BilateralParams& p = plan.params;
-    if (p.lab) planes_to_lab(in.plane(0), in.plane(1), in.plane(2), in.plane_stride, threads_);
+  void run(PaddedBand& input, const OutputBand& output, const std::vector<OutputBand>& extras) override {
+    const BilateralParams& p = plan_.params;
+    const int passes = plan_.passes, r = plan_.radius, height = plan_.shape.height;
+    const int colours = p.color_channels;
+    PaddedBand source = input;
+    float* spare = next_.data();  // ping-pong with the input band's memory
+    for (int pass = 1; pass <= passes; ++pass) {
+      const bool last = pass == passes;
+      const int halo = (passes - pass) * r;  // rows this pass's output keeps for the passes after it
+      if (p.lab) planes_to_lab(source.plane(0), source.plane(1), source.plane(2), source.plane_stride, threads());
+      const PaddedBand scaled = scale(source);
 
-    const RowFunction rows = kernel_.rows;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
-    for (int y = 0; y < out.rows; ++y) rows(plan, in, out, y, y + 1);
+      PaddedBand next;
+      OutputBand target = output;
+      if (!last) {
+        next = describe_padded_band(output.first_row - halo, output.rows + 2 * halo, output.width, plan_.pad,
+                                    source.planes, spare);
+        target = inside_of(next, 0, next.rows);
+      }
+      // Only image rows are computed; the others are clamped copies.
+      const int first = std::max(0, -target.first_row);
+      const int end = std::min(target.rows, height - target.first_row);
+      SigmaTarget sigma;
+      if (pass == 1 && !extras.empty()) sigma = {&extras[0], halo};
+      const RowFunction rows = rows_;
+      const BilateralPlan& plan = plan_;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads())
+      for (int j = first; j < end; ++j) rows(plan, scaled, source, target, sigma, j, j + 1);
 
-    // A sigma map is not a colour: it stays as computed.
-    if (p.lab && !p.output_sigma) planes_from_lab(out.plane(0), out.plane(1), out.plane(2), out.plane_stride, threads_);
-    if (p.has_alpha) copy_alpha(plan, in, out);
+      if (p.lab) rows_from_lab(target, first, end - first, threads());
+      if (p.has_alpha)  // alpha passes through every pass unchanged
+        for (int j = first; j < end; ++j)
+          std::memcpy(target.row(colours, j), source.row(colours, j + r) + source.pad,
+                      size_t(target.width) * sizeof(float));
+      if (last) break;
+      repad(next, first, end - first, context_.parallel);
+      spare = source.data;
+      source = next;
+    }
   }
 
  private:
-  // Alpha passes through unchanged.
-  static void copy_alpha(const Plan& plan, const PaddedBand& in, const OutputBand& out) {
-    const int r = plan.radius, alpha = plan.params.color_channels;
-    for (int y = 0; y < out.rows; ++y)
-      std::memcpy(out.plane(alpha) + size_t(y) * size_t(out.width),
-                  in.plane(alpha) + size_t(y + r) * size_t(in.width) + size_t(r),
-                  size_t(out.width) * sizeof(float));
+  int threads() const { return context_.threads; }
+
+  // The colour planes times params.scale (the one form of the range
+  // coefficient, bilateral_math.h), alpha as it is, in scaled_.
+  PaddedBand scale(const PaddedBand& source) {
+    PaddedBand scaled = source;
+    scaled.data = scaled_.data();
+    const float factor = plan_.params.scale;
+    const int colours = plan_.params.color_channels;
+    const ptrdiff_t count = ptrdiff_t(source.plane_stride);
+    for (int c = 0; c < colours; ++c) {
+      const float* from = source.plane(c);
+      float* to = scaled.plane(c);
+#pragma omp parallel for schedule(static) num_threads(threads())
+      for (ptrdiff_t i = 0; i < count; ++i) to[i] = from[i] * factor;
+    }
+    if (plan_.params.has_alpha)
+      std::memcpy(scaled.plane(colours), source.plane(colours), source.plane_stride * sizeof(float));
+    return scaled;
   }
 
-  RowKernel kernel_;
-  int threads_;
-};
-
-class CpuBackend : public Backend {
- public:
-  explicit CpuBackend(const BackendOptions& options)
-      : threads_(options.threads > 0 ? options.threads : omp_get_num_procs()) {}
-
-  std::string name() const override {
-    return "cpu (" + std::string(select_row_kernel(BilateralParams{}).isa) + ", " +
-           std::to_string(threads_) + " threads)";
-  }
-
-  void run_pass(const Plan& plan, PixelSource& source, PixelSink& sink, const ProgressFn& progress,
-                double progress_base, double progress_span) override {
-    CpuBandFilter filter(plan, threads_);
-    const int threads = threads_;
-    const ParallelRows parallel = [threads](int count, const std::function<void(int, int)>& body) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-      for (int i = 0; i < count; ++i) body(i, i + 1);
-    };
-    run_banded_pass(plan, source, sink, filter, progress, progress_base, progress_span, parallel);
-  }
-
- private:
-  int threads_;
+  const BilateralPlan& plan_;
+  KernelContext context_;
+  RowFunction rows_;
+  std::vector<float> scaled_, next_;
 };
 
 }  // namespace
-}  // namespace cpu
 
-std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& options) {
-  return std::make_unique<cpu::CpuBackend>(options);
+BandCost bilateral_own_cost(const Plan& plan) {
+  // The scaled copy of the input band.
+  const size_t row = size_t(plan.padded_width()) * size_t(plan.shape.channels);
+  return {2 * size_t(plan.reach) * row, row};
 }
 
-}  // namespace edgewise
+std::unique_ptr<BandKernel> make_bilateral_kernel(const Plan& plan, const KernelContext& context) {
+  return std::make_unique<BilateralKernel>(static_cast<const BilateralPlan&>(plan), context);
+}
+
+}  // namespace edgewise::cpu

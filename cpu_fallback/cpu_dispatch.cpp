@@ -2,15 +2,41 @@
 
 namespace edgewise::cpu {
 
-// Decided per process, so every band and thread of a job uses one code path
-// and results stay bit-identical across band heights and thread counts.
-RowKernel select_row_kernel(const BilateralParams& params) {
+namespace {
+
+enum class Isa { generic, avx2, avx512 };
+
+Isa detect() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {avx512::select(params), "avx512"};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {avx2::select(params), "avx2"};
+  if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
 #endif
-  return {generic::select(params), "generic"};
+  return Isa::generic;
+}
+
+}  // namespace
+
+const char* instruction_set() {
+  switch (detect()) {
+    case Isa::avx512:
+      return "avx512";
+    case Isa::avx2:
+      return "avx2";
+    default:
+      return "generic";
+  }
+}
+
+RowFunction select_row_function(const BilateralParams& params) {
+  switch (detect()) {
+    case Isa::avx512:
+      return avx512::select(params);
+    case Isa::avx2:
+      return avx2::select(params);
+    default:
+      return generic::select(params);
+  }
 }
 
 }  // namespace edgewise::cpu

@@ -1,19 +1,20 @@
-// The exact bilateral filter on the GPU. The weights come from core/
-// (tap_weight, ew_exp2, the range kernels), so this file only decides how
-// threads walk the window.
+// The bilateral family on the GPU. What a tap weighs and how sums
+// accumulate is core's (bilateral_math.h: BilateralSum, BilateralStatistics,
+// adaptive_ratio, rescue_pixel, the variant dispatcher), the same code the
+// CPU runs per SIMD lane; this file only decides how threads walk the window.
 //
 // Tiled kernels: a block stages a (32 + 2r) x (32 + 2r) tile of scaled
 // samples in shared memory as float4 (three colours and alpha); each thread
 // computes kRowsPerThread vertically adjacent outputs, so every shared-memory
-// load feeds that many taps. Samples are pre-scaled by sqrt(range
-// coefficient), which folds the range scale into the distance; for the
-// Gaussian the exponent is built as spatial - sum(diff^2) in one FMA chain
-// and a tap costs one ex2.approx.
+// load feeds that many taps. Samples are scaled by params.scale at staging,
+// so for the Gaussian a tap's exponent is spatial - d0^2 - d1^2 - d2^2, one
+// FMA chain, and a tap costs one ex2.approx.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 
 #include "bilateral_cuda.h"
+#include "bilateral_math.h"
 #include "color_lab.h"
 
 namespace edgewise::cuda {
@@ -39,111 +40,6 @@ constexpr int kMaxTaps = (2 * kMaxTiledRadius + 1) * (2 * kMaxTiledRadius + 1);
 
 __constant__ float c_spatial[kMaxTaps];
 
-struct Accumulator3 {
-  float sum[3];
-  float weight[3];  // per channel; joint modes use weight[0]
-};
-
-// Weight of one tap from pre-scaled samples: q is already in kernel units.
-template <RangeKernel K>
-__device__ __forceinline__ float joint_weight(float spatial, float4 n, float4 c, int channels) {
-  const float d0 = n.x - c.x;
-  if constexpr (K == RangeKernel::gaussian) {
-    // Same value as tap_weight<gaussian>(spatial, q, 1), with the sum folded
-    // into the exponent's FMA chain.
-    float e = spatial - d0 * d0;
-    if (channels == 3) {
-      const float d1 = n.y - c.y, d2 = n.z - c.z;
-      e = e - d1 * d1;
-      e = e - d2 * d2;
-    }
-    return ew_exp2(e);
-  } else {
-    float q = d0 * d0;
-    if (channels == 3) {
-      const float d1 = n.y - c.y, d2 = n.z - c.z;
-      q += d1 * d1 + d2 * d2;
-    }
-    return tap_weight<K>(spatial, q, 1.0f);
-  }
-}
-
-template <RangeKernel K, int Channels, bool Joint, bool Alpha>
-__device__ __forceinline__ void accumulate(Accumulator3& acc, float spatial, float4 n, float4 c) {
-  if constexpr (Joint) {
-    float w = joint_weight<K>(spatial, n, c, Channels);
-    if constexpr (Alpha) w *= n.w;
-    acc.sum[0] += w * n.x;
-    if constexpr (Channels == 3) {
-      acc.sum[1] += w * n.y;
-      acc.sum[2] += w * n.z;
-    }
-    acc.weight[0] += w;
-  } else {
-    const float nv[3] = {n.x, n.y, n.z}, cv[3] = {c.x, c.y, c.z};
-#pragma unroll
-    for (int ch = 0; ch < 3; ++ch) {
-      const float d = nv[ch] - cv[ch];
-      float w;
-      if constexpr (K == RangeKernel::gaussian)
-        w = ew_exp2(spatial - d * d);
-      else
-        w = tap_weight<K>(spatial, d * d, 1.0f);
-      if constexpr (Alpha) w *= n.w;
-      acc.sum[ch] += w * nv[ch];
-      acc.weight[ch] += w;
-    }
-  }
-}
-
-// Squared difference of channel group g (all channels when Joint).
-template <int Channels, bool Joint>
-__device__ __forceinline__ float group_distance2(float4 n, float4 c, int g) {
-  const float d0 = n.x - c.x, d1 = n.y - c.y, d2 = n.z - c.z;
-  if constexpr (Joint) return Channels == 3 ? d0 * d0 + d1 * d1 + d2 * d2 : d0 * d0;
-  return g == 0 ? d0 * d0 : g == 1 ? d1 * d1 : d2 * d2;
-}
-
-// The adaptive filter's first walk: per group, sum w d^2 and sum w with the
-// user's weights (d^2 in scaled units).
-struct Statistics {
-  float weighted_d2[3];
-  float weight[3];
-};
-
-template <RangeKernel K, int Channels, bool Joint, bool Alpha>
-__device__ __forceinline__ void gather_statistics(Statistics& stats, float spatial, float4 n, float4 c) {
-#pragma unroll
-  for (int g = 0; g < (Joint ? 1 : 3); ++g) {
-    const float d2 = group_distance2<Channels, Joint>(n, c, g);
-    float w = K == RangeKernel::gaussian ? ew_exp2(spatial - d2) : tap_weight<K>(spatial, d2, 1.0f);
-    if constexpr (Alpha) w *= n.w;
-    stats.weighted_d2[g] += w * d2;
-    stats.weight[g] += w;
-  }
-}
-
-// The adaptive filter's second walk: q = ratio * d^2 with the pixel's own
-// coefficient over the user's (ratio per group).
-template <RangeKernel K, int Channels, bool Joint, bool Alpha>
-__device__ __forceinline__ void accumulate_adaptive(Accumulator3& acc, float spatial, float4 n, float4 c,
-                                                    const float* ratio) {
-  const float nv[3] = {n.x, n.y, n.z};
-#pragma unroll
-  for (int g = 0; g < (Joint ? 1 : 3); ++g) {
-    const float q = ratio[g] * group_distance2<Channels, Joint>(n, c, g);
-    float w = K == RangeKernel::gaussian ? ew_exp2(spatial - q) : tap_weight<K>(spatial, q, 1.0f);
-    if constexpr (Alpha) w *= n.w;
-    if constexpr (Joint) {
-#pragma unroll
-      for (int ch = 0; ch < Channels; ++ch) acc.sum[ch] += w * nv[ch];
-    } else {
-      acc.sum[g] += w * nv[g];
-    }
-    acc.weight[g] += w;
-  }
-}
-
 // Reads padded-band sample (x, y) scaled for distances, alpha unscaled.
 template <int Channels, bool Alpha>
 __device__ __forceinline__ float4 load_scaled(const DeviceBand& in, int x, int y, float scale) {
@@ -163,7 +59,7 @@ __device__ __forceinline__ float4 load_scaled(const DeviceBand& in, int x, int y
 // slow path costs the hot loop no registers.
 __device__ __noinline__ void rescue_outputs(const BilateralParams& params, const DeviceBand& in,
                                             const DeviceOutput& out, int x, int y0, unsigned rows,
-                                            const float (*coefficients)[3]) {
+                                            const float (*ratios)[3]) {
   const int r = params.radius;
   for (int k = 0; rows >> k; ++k) {
     if (!((rows >> k) & 1u)) continue;
@@ -176,22 +72,21 @@ __device__ __noinline__ void rescue_outputs(const BilateralParams& params, const
       for (int c = 0; c < params.color_channels; ++c) colour[c] = in.plane(c)[at];
       alpha = params.has_alpha ? in.plane(params.color_channels)[at] : 1.0f;
     };
-    rescue_pixel(params, coefficients ? coefficients[k] : nullptr, centre, fetch, result);
-    for (int c = 0; c < params.color_channels; ++c) out.plane(c)[size_t(y) * size_t(out.width) + size_t(x)] = result[c];
+    rescue_pixel(params, ratios ? ratios[k] : nullptr, centre, fetch, result);
+    for (int c = 0; c < params.color_channels; ++c) out.plane(c)[size_t(y) * out.row_stride + size_t(x)] = result[c];
   }
 }
 
-// Returns whether the pixel needs rescue_outputs (its value is left unset).
-template <int Channels, bool Joint>
-__device__ __forceinline__ bool store_output(const DeviceOutput& out, int x, int y, const Accumulator3& acc,
+// Stores an output pixel; returns whether it needs rescue_outputs.
+template <class Sum, int Channels>
+__device__ __forceinline__ bool store_output(const DeviceOutput& out, int x, int y, const Sum& sum,
                                              float inverse_scale) {
-  const size_t out_at = size_t(y) * size_t(out.width) + size_t(x);
+  const size_t out_at = size_t(y) * out.row_stride + size_t(x);
   bool rescue = false;
 #pragma unroll
   for (int ch = 0; ch < Channels; ++ch) {
-    const float weight = acc.weight[Joint ? 0 : ch];
-    rescue |= !(weight >= kRescueWeightSum);
-    out.data[size_t(ch) * out.plane_stride + out_at] = acc.sum[ch] / weight * inverse_scale;
+    rescue |= !(sum.group_weight(ch) >= kRescueWeightSum);
+    out.data[size_t(ch) * out.plane_stride + out_at] = sum.result(ch, inverse_scale);
   }
   return rescue;
 }
@@ -212,14 +107,12 @@ __device__ __forceinline__ void walk_tile(const float4* tile, int tile_width, in
         const float4 n = column[j * tile_width];
 #pragma unroll
         for (int k = 0; k < kRowsPerThread; ++k)
-          if (j - k >= 0 && j - k < window)
-            visit(k, spatial_column[(j - k) * window], n);
+          if (j - k >= 0 && j - k < window) visit(k, spatial_column[(j - k) * window], n);
       }
       continue;
     }
-    // Tile row j is neighbour dy = j - k of output k (valid for 0 <= j-k <
-    // window). spatial[k] holds that tap's spatial term; moving to row j+1
-    // shifts it down one output, so each row needs one new table read.
+    // spatial[k] holds the tap's spatial term for output k; moving to row
+    // j+1 shifts it down one output, so each row needs one new table read.
     float spatial[kRowsPerThread];
 #pragma unroll
     for (int j = 0; j < kRowsPerThread - 1; ++j) {  // head: outputs k <= j
@@ -257,12 +150,17 @@ __device__ __forceinline__ void walk_tile(const float4* tile, int tile_width, in
       for (int k = t; k < kRowsPerThread; ++k) visit(k, spatial[k], n);
     }
   }
-
 }
 
-template <RangeKernel K, int Channels, bool Joint, bool Alpha, int Rows, bool Adaptive>
-__global__ void __launch_bounds__(kTileWidth * kThreadRows, TileShape<Rows>::min_blocks)
-    bilateral_tiled_kernel(DeviceBand in, DeviceOutput out, BilateralParams params, float scale) {
+template <class V, int Rows>
+__global__ void __launch_bounds__(kTileWidth* kThreadRows, TileShape<Rows>::min_blocks)
+    bilateral_tiled_kernel(DeviceBand in, DeviceOutput out, DeviceOutput sigma, int sigma_offset,
+                           BilateralParams params) {
+  constexpr RangeKernel K = V::kKernel;
+  constexpr int Channels = V::kChannels;
+  constexpr bool Joint = V::kJoint, Alpha = V::kAlpha, Adaptive = V::kAdaptive;
+  using Sum = BilateralSum<float, K, Channels, Joint, Alpha>;
+  constexpr int kGroups = Sum::kGroups;
   const int r = params.radius;
   constexpr int kRowsPerThread = TileShape<Rows>::rows_per_thread;
   constexpr int kTileHeight = TileShape<Rows>::height;
@@ -277,80 +175,89 @@ __global__ void __launch_bounds__(kTileWidth * kThreadRows, TileShape<Rows>::min
   for (int ty = threadIdx.y; ty < tile_rows; ty += kThreadRows) {
     const int y = min(y0 + ty, in.rows - 1);
     for (int tx = threadIdx.x; tx < tile_width; tx += kTileWidth)
-      tile[ty * tile_width + tx] = load_scaled<Channels, Alpha>(in, min(x0 + tx, in.width - 1), y, scale);
+      tile[ty * tile_width + tx] = load_scaled<Channels, Alpha>(in, min(x0 + tx, in.width - 1), y, params.scale);
   }
   __syncthreads();
 
   const int tx = threadIdx.x, ty = threadIdx.y * kRowsPerThread;
   const int window = 2 * r + 1;
-  float4 centre[kRowsPerThread];
-  Accumulator3 acc[kRowsPerThread];
-  float coefficient[Adaptive ? kRowsPerThread : 1][3], ratio[Adaptive ? kRowsPerThread : 1][3];
+  float centre[kRowsPerThread][3];
+  Sum acc[kRowsPerThread];
+  float ratio[Adaptive ? kRowsPerThread : 1][3];
 #pragma unroll
   for (int k = 0; k < kRowsPerThread; ++k) {
-    centre[k] = tile[(ty + k + r) * tile_width + tx + r];
-    acc[k] = Accumulator3{{0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}};
+    const float4 c = tile[(ty + k + r) * tile_width + tx + r];
+    centre[k][0] = c.x;
+    centre[k][1] = c.y;
+    centre[k][2] = c.z;
+    acc[k].clear();
   }
 
   if constexpr (Adaptive) {
-    // First walk: each output's weighted variance, hence its coefficient;
-    // ratio = that coefficient over the user's, which the tile is scaled by.
-    Statistics stats[kRowsPerThread];
+    // First walk: each output's weighted variance, hence its ratio.
+    BilateralStatistics<float, K, Channels, Joint, Alpha> stats[kRowsPerThread];
 #pragma unroll
-    for (int k = 0; k < kRowsPerThread; ++k) stats[k] = Statistics{{0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}};
+    for (int k = 0; k < kRowsPerThread; ++k) stats[k].clear();
     walk_tile<kRowsPerThread>(tile, tile_width, tx, ty, window, [&](int k, float spatial, float4 n) {
-      gather_statistics<K, Channels, Joint, Alpha>(stats[k], spatial, n, centre[k]);
+      const float nv[3] = {n.x, n.y, n.z};
+      stats[k].add(spatial, nv, n.w, centre[k]);
     });
-    const float user = params.range_coefficient;
+    const int x = x0 + tx;
 #pragma unroll
-    for (int k = 0; k < kRowsPerThread; ++k)
+    for (int k = 0; k < kRowsPerThread; ++k) {
 #pragma unroll
-      for (int g = 0; g < 3; ++g) {
-        coefficient[k][g] = adaptive_coefficient(params, stats[k].weighted_d2[g] / user, stats[k].weight[g]);
-        ratio[k][g] = coefficient[k][g] / user;
-      }
+      for (int g = 0; g < 3; ++g)
+        ratio[k][g] = g < kGroups ? adaptive_ratio(params, stats[k].weighted_d2[g], stats[k].weight[g]) : 1.0f;
+      const int y = y0 + ty + k, sigma_row = y - sigma_offset;
+      if (sigma.data && x < out.width && y < out.rows && sigma_row >= 0 && sigma_row < sigma.rows)
+#pragma unroll
+        for (int g = 0; g < kGroups; ++g)
+          sigma.plane(g)[size_t(sigma_row) * sigma.row_stride + size_t(x)] =
+              adaptive_sigma(params, stats[k].weighted_d2[g], stats[k].weight[g]) / params.adapt_max;
+    }
     walk_tile<kRowsPerThread>(tile, tile_width, tx, ty, window, [&](int k, float spatial, float4 n) {
-      accumulate_adaptive<K, Channels, Joint, Alpha>(acc[k], spatial, n, centre[k], ratio[k]);
+      const float nv[3] = {n.x, n.y, n.z};
+      acc[k].add(spatial, nv, n.w, centre[k], ratio[k]);
     });
   } else {
     walk_tile<kRowsPerThread>(tile, tile_width, tx, ty, window, [&](int k, float spatial, float4 n) {
-      accumulate<K, Channels, Joint, Alpha>(acc[k], spatial, n, centre[k]);
+      const float nv[3] = {n.x, n.y, n.z};
+      acc[k].add(spatial, nv, n.w, centre[k]);
     });
   }
 
-  const float inverse_scale = 1.0f / scale;
   const int x = x0 + tx;
   unsigned rescue_rows = 0;
 #pragma unroll
   for (int k = 0; k < kRowsPerThread; ++k) {
     const int y = y0 + ty + k;
-    if (x < out.width && y < out.rows && store_output<Channels, Joint>(out, x, y, acc[k], inverse_scale))
+    if (x < out.width && y < out.rows && store_output<Sum, Channels>(out, x, y, acc[k], params.inverse_scale))
       rescue_rows |= 1u << k;
   }
-  if (rescue_rows) rescue_outputs(params, in, out, x, y0 + ty, rescue_rows, Adaptive ? coefficient : nullptr);
+  if (rescue_rows) rescue_outputs(params, in, out, x, y0 + ty, rescue_rows, Adaptive ? ratio : nullptr);
 }
 
 // Any radius: one output per thread, samples read from global memory.
-template <RangeKernel K, int Channels, bool Joint, bool Alpha>
-__global__ void bilateral_wide_kernel(DeviceBand in, DeviceOutput out, BilateralParams params, float scale,
-                                      const float* spatial) {
+template <class V>
+__global__ void bilateral_wide_kernel(DeviceBand in, DeviceOutput out, BilateralParams params, const float* spatial) {
+  constexpr int Channels = V::kChannels;
+  using Sum = BilateralSum<float, V::kKernel, Channels, V::kJoint, V::kAlpha>;
   const int r = params.radius;
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= out.width || y >= out.rows) return;
   const int window = 2 * r + 1;
-  const float4 centre = load_scaled<Channels, Alpha>(in, x + r, y + r, scale);
-  Accumulator3 acc{{0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}};
+  const float4 c = load_scaled<Channels, V::kAlpha>(in, x + r, y + r, params.scale);
+  const float centre[3] = {c.x, c.y, c.z};
+  Sum acc;
+  acc.clear();
   for (int dy = 0; dy < window; ++dy)
-    for (int dx = 0; dx < window; ++dx)
-      accumulate<K, Channels, Joint, Alpha>(acc, spatial[dy * window + dx],
-                                            load_scaled<Channels, Alpha>(in, x + dx, y + dy, scale), centre);
-  if (store_output<Channels, Joint>(out, x, y, acc, 1.0f / scale)) rescue_outputs(params, in, out, x, y, 1u, nullptr);
-}
-
-__global__ void copy_alpha_kernel(DeviceBand in, DeviceOutput out, int r, int alpha_plane) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= out.width || y >= out.rows) return;
-  out.plane(alpha_plane)[size_t(y) * out.width + x] = in.plane(alpha_plane)[size_t(y + r) * in.width + x + r];
+    for (int dx = 0; dx < window; ++dx) {
+      const float4 n = load_scaled<Channels, V::kAlpha>(in, x + dx, y + dy, params.scale);
+      const float nv[3] = {n.x, n.y, n.z};
+      acc.add(spatial[dy * window + dx], nv, n.w, centre);
+    }
+  if (store_output<Sum, Channels>(out, x, y, acc, params.inverse_scale))
+    rescue_outputs(params, in, out, x, y, 1u, nullptr);
 }
 
 __global__ void to_lab_kernel(float* r, float* g, float* b, size_t count) {
@@ -359,77 +266,131 @@ __global__ void to_lab_kernel(float* r, float* g, float* b, size_t count) {
 }
 
 __global__ void from_lab_kernel(DeviceOutput out) {
-  const size_t count = size_t(out.width) * out.rows;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    float* L = out.plane(0) + i;
-    float* a = out.plane(1) + i;
-    float* b = out.plane(2) + i;
-    lab_to_rgb(*L, *a, *b, *L, *a, *b);
-  }
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.rows) return;
+  const size_t at = size_t(y) * out.row_stride + size_t(x);
+  float* L = out.plane(0) + at;
+  float* a = out.plane(1) + at;
+  float* b = out.plane(2) + at;
+  lab_to_rgb(*L, *a, *b, *L, *a, *b);
 }
 
 dim3 grid_for(int width, int rows, dim3 block) {
   return dim3((width + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
 }
 
-template <RangeKernel K, int Channels, bool Joint, bool Alpha, int Rows, bool Adaptive>
-void launch_tiled(const DeviceOutput& out, const DeviceBand& in, const BilateralParams& params, float scale,
-                  cudaStream_t stream) {
+template <class V, int Rows>
+void launch_tiled(const DeviceBand& in, const DeviceOutput& out, const DeviceOutput& sigma, int sigma_offset,
+                  const BilateralParams& params, cudaStream_t stream) {
   const int r = params.radius;
   const dim3 block(kTileWidth, kThreadRows);
   constexpr int tile_height = TileShape<Rows>::height;
   const dim3 grid((out.width + kTileWidth - 1) / kTileWidth, (out.rows + tile_height - 1) / tile_height);
   const size_t shared = size_t(kTileWidth + 2 * r) * size_t(tile_height + 2 * r) * sizeof(float4);
-  auto kernel = bilateral_tiled_kernel<K, Channels, Joint, Alpha, Rows, Adaptive>;
+  auto kernel = bilateral_tiled_kernel<V, Rows>;
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)),
         "raising the bilateral kernel's shared-memory limit");
-  kernel<<<grid, block, shared, stream>>>(in, out, params, scale);
+  kernel<<<grid, block, shared, stream>>>(in, out, sigma, sigma_offset, params);
   check(cudaGetLastError(), "launching the bilateral kernel");
 }
 
-template <RangeKernel K, int Channels, bool Joint, bool Alpha>
-void launch_variant(const Plan& plan, const DeviceBand& in, const DeviceOutput& out, const float* device_table,
-                    cudaStream_t stream) {
-  const int r = plan.radius;
-  const float scale = sqrtf(plan.params.range_coefficient);
-  if (r <= kMaxTiledRadius) {
+template <class V>
+void launch_variant(const BilateralPlan& plan, const DeviceBand& in, const DeviceOutput& out, const DeviceOutput& sigma,
+                    int sigma_offset, const float* device_table, cudaStream_t stream) {
+  const BilateralParams& p = plan.params;
+  if (plan.radius <= kMaxTiledRadius) {
     // 8 rows spill registers for the Lorentz and Huber kernels' divisions.
-    constexpr bool wide_rows = Joint && (K == RangeKernel::gaussian || K == RangeKernel::tukey);
-    if (plan.params.adaptive) return launch_tiled<K, Channels, Joint, Alpha, 4, true>(out, in, plan.params, scale, stream);
+    constexpr bool wide_rows =
+        V::kJoint && !V::kAdaptive && (V::kKernel == RangeKernel::gaussian || V::kKernel == RangeKernel::tukey);
     if constexpr (wide_rows) {
-      if (r >= 4) return launch_tiled<K, Channels, Joint, Alpha, 8, false>(out, in, plan.params, scale, stream);
+      if (plan.radius >= 4) return launch_tiled<V, 8>(in, out, sigma, sigma_offset, p, stream);
     }
-    launch_tiled<K, Channels, Joint, Alpha, 4, false>(out, in, plan.params, scale, stream);
-  } else {
+    return launch_tiled<V, 4>(in, out, sigma, sigma_offset, p, stream);
+  }
+  if constexpr (!V::kAdaptive) {  // unsupported() keeps the adaptive filter within the tiled radius
     const dim3 block(32, 4);
-    bilateral_wide_kernel<K, Channels, Joint, Alpha>
-        <<<grid_for(out.width, out.rows, block), block, 0, stream>>>(in, out, plan.params, scale, device_table);
+    bilateral_wide_kernel<V><<<grid_for(out.width, out.rows, block), block, 0, stream>>>(in, out, p, device_table);
     check(cudaGetLastError(), "launching the bilateral kernel");
   }
 }
 
-template <RangeKernel K>
-void launch_for_kernel(const Plan& plan, const DeviceBand& in, const DeviceOutput& out, const float* table,
-                       cudaStream_t stream) {
-  const BilateralParams& p = plan.params;
-  if (p.color_channels == 1)
-    return p.has_alpha ? launch_variant<K, 1, true, true>(plan, in, out, table, stream)
-                       : launch_variant<K, 1, true, false>(plan, in, out, table, stream);
-  if (p.joint)
-    return p.has_alpha ? launch_variant<K, 3, true, true>(plan, in, out, table, stream)
-                       : launch_variant<K, 3, true, false>(plan, in, out, table, stream);
-  return p.has_alpha ? launch_variant<K, 3, false, true>(plan, in, out, table, stream)
-                     : launch_variant<K, 3, false, false>(plan, in, out, table, stream);
-}
+// The family's band: each iteration is a pass within the band, as on the
+// CPU (cpu_fallback/bilateral_cpu.cpp): pass k computes the image rows the
+// later passes still need, and rows beyond the image are clamped copies.
+class BilateralDeviceKernel : public DeviceBandKernel {
+ public:
+  explicit BilateralDeviceKernel(const BilateralPlan& plan) : plan_(plan) {
+    if (plan.radius > kMaxTiledRadius)
+      check(cudaMalloc(&table_, plan.spatial_term.size() * sizeof(float)), "allocating the spatial table");
+    upload_spatial_table(plan, table_, nullptr);
+    check(cudaStreamSynchronize(nullptr), "uploading the spatial table");
+  }
+  ~BilateralDeviceKernel() override {
+    if (table_) cudaFree(table_);
+  }
+
+  void run(const DeviceBand& input, const DeviceOutput& output, const std::vector<DeviceOutput>& extras, float* scratch,
+           cudaStream_t stream) override {
+    const BilateralParams& p = plan_.params;
+    const int passes = plan_.passes, r = plan_.radius, height = plan_.shape.height;
+    DeviceBand source = input;
+    float* spare = scratch;
+    for (int pass = 1; pass <= passes; ++pass) {
+      const bool last = pass == passes;
+      const int halo = (passes - pass) * r;
+      if (p.lab) {
+        to_lab_kernel<<<264, 256, 0, stream>>>(source.plane(0), source.plane(1), source.plane(2), source.plane_stride);
+        check(cudaGetLastError(), "launching the Lab conversion");
+      }
+      DeviceBand next;
+      DeviceOutput target = output;
+      if (!last) {
+        next = describe_device_band(spare, output.first_row - halo, output.rows + 2 * halo, output.width, plan_.pad);
+        target = inside_of(next, 0, next.rows);
+      }
+      const int first = std::max(0, -target.first_row);
+      const int count = std::min(target.rows, height - target.first_row) - first;
+      const DeviceOutput rows = from_row(target, first, count);
+      const DeviceOutput sigma = pass == 1 && !extras.empty() ? extras[0] : DeviceOutput{};
+      launch_filter(plan_, from_row(source, first, count + 2 * r), rows, sigma, halo - first, table_, stream);
+      if (p.lab) {
+        const dim3 block(32, 8);
+        from_lab_kernel<<<grid_for(rows.width, rows.rows, block), block, 0, stream>>>(rows);
+        check(cudaGetLastError(), "launching the Lab conversion");
+      }
+      if (p.has_alpha) launch_copy_plane(source, first + r, rows, p.color_channels, stream);
+      if (last) break;
+      launch_repad(next, plan_.shape.channels, first, count, stream);
+      spare = source.data;
+      source = next;
+    }
+  }
+
+ private:
+  const BilateralPlan& plan_;
+  float* table_ = nullptr;
+};
 
 }  // namespace
 
+std::string bilateral_unsupported(const Plan& plan) {
+  const auto& bilateral = static_cast<const BilateralPlan&>(plan);
+  // The adaptive walk exists only in the shared-memory kernels.
+  if (bilateral.params.adaptive && bilateral.radius > kMaxTiledRadius)
+    return "the adaptive filter runs on the GPU up to radius " + std::to_string(kMaxTiledRadius);
+  return "";
+}
+
+std::unique_ptr<DeviceBandKernel> make_bilateral_device_kernel(const Plan& plan) {
+  return std::make_unique<BilateralDeviceKernel>(static_cast<const BilateralPlan&>(plan));
+}
+
 void launch_invalid_configuration() {
-  copy_alpha_kernel<<<1, dim3(64, 64)>>>(DeviceBand{}, DeviceOutput{}, 0, 0);
+  from_lab_kernel<<<1, dim3(64, 64)>>>(DeviceOutput{});
   check(cudaGetLastError(), "injected failure (EDGEWISE_INJECT_GPU_FAILURE=launch)");
 }
 
-void upload_spatial_table(const Plan& plan, float* device_table, cudaStream_t stream) {
+void upload_spatial_table(const BilateralPlan& plan, float* device_table, cudaStream_t stream) {
   const size_t bytes = plan.spatial_term.size() * sizeof(float);
   if (plan.radius <= kMaxTiledRadius)
     check(cudaMemcpyToSymbolAsync(c_spatial, plan.spatial_term.data(), bytes, 0, cudaMemcpyHostToDevice, stream),
@@ -439,34 +400,11 @@ void upload_spatial_table(const Plan& plan, float* device_table, cudaStream_t st
           "uploading the spatial table");
 }
 
-void launch_filter(const Plan& plan, const DeviceBand& in, const DeviceOutput& out, const float* device_table,
-                   cudaStream_t stream) {
-  switch (plan.params.kernel) {
-    case RangeKernel::gaussian: launch_for_kernel<RangeKernel::gaussian>(plan, in, out, device_table, stream); break;
-    case RangeKernel::tukey: launch_for_kernel<RangeKernel::tukey>(plan, in, out, device_table, stream); break;
-    case RangeKernel::lorentz: launch_for_kernel<RangeKernel::lorentz>(plan, in, out, device_table, stream); break;
-    case RangeKernel::huber: launch_for_kernel<RangeKernel::huber>(plan, in, out, device_table, stream); break;
-  }
-}
-
-void launch_bilateral(const Plan& plan, const DeviceBand& in, const DeviceOutput& out, const float* device_table,
-                      cudaStream_t stream) {
-  const BilateralParams& p = plan.params;
-  if (p.lab) {
-    to_lab_kernel<<<264, 256, 0, stream>>>(in.plane(0), in.plane(1), in.plane(2), in.plane_stride);
-    check(cudaGetLastError(), "launching the Lab conversion");
-  }
-  launch_filter(plan, in, out, device_table, stream);
-  if (p.lab) {
-    from_lab_kernel<<<264, 256, 0, stream>>>(out);
-    check(cudaGetLastError(), "launching the Lab conversion");
-  }
-  if (p.has_alpha) {
-    const dim3 block(32, 8);
-    copy_alpha_kernel<<<grid_for(out.width, out.rows, block), block, 0, stream>>>(in, out, plan.radius,
-                                                                               p.color_channels);
-    check(cudaGetLastError(), "launching the alpha copy");
-  }
+void launch_filter(const BilateralPlan& plan, const DeviceBand& in, const DeviceOutput& out, const DeviceOutput& sigma,
+                   int sigma_offset, const float* device_table, cudaStream_t stream) {
+  visit_bilateral_variant(plan.params, [&](auto variant) {
+    launch_variant<decltype(variant)>(plan, in, out, sigma, sigma_offset, device_table, stream);
+  });
 }
 
 }  // namespace edgewise::cuda

@@ -1,21 +1,28 @@
-// Linked when the project is built without the CUDA backend.
-#include "backend.h"
-#include "failure_injection.h"
+// The CUDA entry of the backend list when the project is built without
+// nvcc: listed, so --backend cuda and PDB backend 2 keep their meaning,
+// and never usable.
+#include "cuda_backend.h"
 
-namespace edgewise {
+namespace edgewise::cuda {
 
-std::unique_ptr<Backend> make_cuda_backend(const BackendOptions&, std::string& why_not) {
-  why_not = "this build of Edgewise has no CUDA backend";
-  const cuda::InjectedFailure failure = cuda::injected_failure();
-  if (failure != cuda::InjectedFailure::none) return cuda::make_simulated_failing_gpu(failure);
-  return nullptr;
-}
+namespace {
 
-std::string describe_cuda_device() { return "none (built without CUDA)"; }
+class AbsentCuda : public BackendProvider {
+ public:
+  std::string id() const override { return "cuda"; }
+  std::string name() const override { return "CUDA"; }
+  std::string label() const override { return "GPU (CUDA)"; }
+  bool usable(std::string& description) const override {
+    description = "this build of Edgewise has no CUDA backend";
+    return false;
+  }
+  std::unique_ptr<Backend> make(const BackendOptions&) const override {
+    throw BackendError("this build of Edgewise has no CUDA backend");
+  }
+};
 
-bool cuda_device_usable(std::string& description) {
-  description = "this build of Edgewise has no CUDA backend";
-  return false;
-}
+}  // namespace
 
-}  // namespace edgewise
+std::shared_ptr<const BackendProvider> cuda_backend_provider() { return std::make_shared<AbsentCuda>(); }
+
+}  // namespace edgewise::cuda

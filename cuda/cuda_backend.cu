@@ -1,10 +1,10 @@
-// The CUDA backend's host side: finding a usable device, and two pipelines
-// that overlap copies with compute on streams:
-//  - run_pass streams float rows through pinned staging (any source/sink,
-//    every iteration, images of any size);
-//  - run_buffers moves raw 8/16-bit or float samples and converts on the
-//    device, the fast path for whole images in memory (one iteration).
-// Bands are sized from the memory budget; results do not depend on it.
+// The CUDA backend's host side: finding a usable device, and the band
+// runner core's executor drives. Each band slot has its own stream and
+// device buffers: the band's raw rows go up as stored (8-bit images cross
+// PCIe as 8-bit), are unpacked, filtered by the family's kernel and packed
+// on the device, and come back as raw rows, while other slots' bands copy
+// or compute. Band heights come from core (choose_band_rows) and this
+// backend's budget; results do not depend on them.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -13,10 +13,9 @@
 #include <vector>
 
 #include "backend.h"
-#include "banded_pass.h"
 #include "bilateral_cuda.h"
+#include "cuda_backend.h"
 #include "device_resources.h"
-#include "failure_injection.h"
 
 namespace edgewise {
 namespace cuda {
@@ -28,14 +27,9 @@ void check(cudaError_t status, const char* what) {
   }
 }
 
-void raise_injected_failure(InjectedFailure failure) {
-  if (failure == InjectedFailure::launch) launch_invalid_configuration();
-  void* impossible = nullptr;
-  check(cudaMalloc(&impossible, size_t(1) << 60), "injected failure (EDGEWISE_INJECT_GPU_FAILURE)");
-}
-
 namespace {
 
+// Three bands in flight: one uploading, one computing, one downloading.
 constexpr int kSlots = 3;
 
 int probe_device(std::string& why_not) {
@@ -54,8 +48,7 @@ int probe_device(std::string& why_not) {
   // and would be paid on every run (each preview of the dialog is one).
   int major = 0, minor = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0) != cudaSuccess ||
-      major * 10 + minor < 75) {
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0) != cudaSuccess || major * 10 + minor < 75) {
     why_not = "CUDA device 0 is older than compute capability 7.5";
     return -1;
   }
@@ -72,29 +65,101 @@ const std::string& device_name(int device) {
   return name;
 }
 
-// Output rows per band: as many as the budget allows for kSlots bands in
-// flight, but at most an eighth of the image so copies overlap compute.
-int band_rows_for(const Plan& plan, size_t budget, size_t raw_bytes_per_row) {
-  const size_t c = size_t(plan.shape.channels), r = size_t(plan.radius);
-  const size_t padded_row = size_t(plan.padded_width()) * c * sizeof(float);
-  const size_t out_row = size_t(plan.shape.width) * c * sizeof(float);
-  const size_t per_slot = budget / kSlots;
-  const size_t fixed = 2 * r * (padded_row + raw_bytes_per_row);
-  const size_t per_row = padded_row + out_row + 2 * raw_bytes_per_row;
-  if (per_slot <= fixed + per_row * std::max<size_t>(r, 1))
-    throw BackendError("GPU memory budget of " + std::to_string(budget >> 20) +
-                       " MiB is too small for this image width and radius");
-  const int fit = int(std::min<size_t>((per_slot - fixed) / per_row, size_t(plan.shape.height)));
-  const int eighth = (plan.shape.height + 7) / 8;
-  return std::max({std::min(fit, std::max(eighth, 64)), plan.radius, 1});
-}
-
-struct FloatSlot {
-  PinnedMemory host_in, host_out;
-  DeviceMemory device_in, device_out;
+// A slot's device memory. Raw staging is sized on first use, when the
+// samples' types are known (a float budget would triple it for 8-bit jobs).
+struct Slot {
+  DeviceMemory band, scratch, output, raw_in, raw_out;
+  std::vector<DeviceMemory> extras, raw_extras;
+  size_t raw_in_bytes = 0, raw_out_bytes = 0;
   Stream stream;
-  int y0 = 0, rows = 0;
-  bool busy = false;
+};
+
+class CudaRunner : public BandRunner {
+ public:
+  CudaRunner(const Plan& plan, const DeviceKernelEntry& entry, int band_rows, int slots)
+      : plan_(plan), band_rows_(band_rows) {
+    const int width = plan.shape.width, planes = plan.shape.channels;
+    const size_t band_floats = size_t(band_rows + 2 * plan.reach) * size_t(plan.padded_width()) * size_t(planes);
+    for (int i = 0; i < slots; ++i) {
+      auto slot = std::make_unique<Slot>();
+      slot->band = DeviceMemory(band_floats * sizeof(float));
+      slot->scratch = DeviceMemory(band_floats * size_t(plan.scratch_bands) * sizeof(float));
+      slot->output = DeviceMemory(size_t(band_rows) * size_t(width) * size_t(planes) * sizeof(float));
+      for (const ExtraOutput& extra : plan.extra_outputs) {
+        const size_t bytes = size_t(band_rows) * size_t(width) * size_t(extra.channels) * sizeof(float);
+        slot->extras.emplace_back(bytes);
+        slot->raw_extras.emplace_back(bytes);
+      }
+      slots_.push_back(std::move(slot));
+    }
+    kernel_ = entry.make(plan);
+  }
+
+  ~CudaRunner() override {
+    for (auto& slot : slots_) cudaStreamSynchronize(slot->stream.get());
+  }
+
+  void submit(int index, const BandTask& task) override {
+    Slot& slot = *slots_[size_t(index)];
+    cudaStream_t stream = slot.stream.get();
+    const int width = plan_.shape.width, planes = plan_.shape.channels;
+    const size_t in_row = size_t(width) * size_t(planes) * size_t(sample_bytes(task.input.type));
+    const size_t out_row = size_t(width) * size_t(planes) * size_t(sample_bytes(task.output.type));
+    reserve(slot.raw_in, slot.raw_in_bytes,
+            in_row * size_t(std::min(plan_.shape.height, band_rows_ + 2 * plan_.reach)));
+    reserve(slot.raw_out, slot.raw_out_bytes, out_row * size_t(band_rows_));
+
+    check(cudaMemcpy2DAsync(slot.raw_in.as<void>(), in_row, task.input.data, task.input.stride, in_row,
+                            size_t(task.input.rows), cudaMemcpyHostToDevice, stream),
+          "copying a band to the GPU");
+    const DeviceBand band = describe_device_band(slot.band.as<float>(), task.y0 - plan_.reach,
+                                                 task.rows + 2 * plan_.reach, width, plan_.pad);
+    launch_unpack(task.input.type, slot.raw_in.as<void>(), in_row, task.input.first_row, task.input.rows, width, planes,
+                  band, stream);
+    const DeviceOutput output = tight(slot.output.as<float>(), task.y0, task.rows, width);
+    std::vector<DeviceOutput> extras;
+    for (size_t e = 0; e < slot.extras.size(); ++e)
+      extras.push_back(tight(slot.extras[e].as<float>(), task.y0, task.rows, width));
+    kernel_->run(band, output, extras, slot.scratch.as<float>(), stream);
+
+    launch_pack(task.output.type, output, planes, slot.raw_out.as<void>(), out_row, stream);
+    check(cudaMemcpy2DAsync(task.output.data, task.output.stride, slot.raw_out.as<void>(), out_row, out_row,
+                            size_t(task.rows), cudaMemcpyDeviceToHost, stream),
+          "copying a band from the GPU");
+    for (size_t e = 0; e < extras.size(); ++e) {
+      const int channels = plan_.extra_outputs[e].channels;
+      const size_t row = size_t(width) * size_t(channels) * sizeof(float);
+      launch_pack(SampleType::f32, extras[e], channels, slot.raw_extras[e].as<void>(), row, stream);
+      check(cudaMemcpy2DAsync(task.extras[e].data, task.extras[e].stride, slot.raw_extras[e].as<void>(), row, row,
+                              size_t(task.rows), cudaMemcpyDeviceToHost, stream),
+            "copying a band from the GPU");
+    }
+  }
+
+  void wait(int index) override { slots_[size_t(index)]->stream.synchronize(); }
+
+ private:
+  static void reserve(DeviceMemory& memory, size_t& held, size_t bytes) {
+    if (held >= bytes) return;
+    memory = DeviceMemory(bytes);
+    held = bytes;
+  }
+
+  static DeviceOutput tight(float* data, int first_row, int rows, int width) {
+    DeviceOutput out;
+    out.data = data;
+    out.first_row = first_row;
+    out.rows = rows;
+    out.width = width;
+    out.row_stride = size_t(width);
+    out.plane_stride = size_t(rows) * size_t(width);
+    return out;
+  }
+
+  const Plan& plan_;
+  int band_rows_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::unique_ptr<DeviceBandKernel> kernel_;
 };
 
 class CudaBackend : public Backend {
@@ -102,184 +167,88 @@ class CudaBackend : public Backend {
   CudaBackend(int device, const BackendOptions& options) : device_(device), budget_(options.gpu_memory_budget) {
     check(cudaSetDevice(device_), "selecting the CUDA device");
     name_ = "cuda (" + device_name(device_) + ")";
-    check(cudaMalloc(&table_, size_t(257) * 257 * sizeof(float)), "allocating the spatial table");
   }
-  ~CudaBackend() override { cudaFree(table_); }
 
   std::string name() const override { return name_; }
 
   std::string unsupported(const Plan& plan) const override {
-    // The adaptive walk exists only in the shared-memory kernels.
-    if (plan.params.output_sigma) return "the sigma map is computed on the CPU";
-    return plan.params.adaptive && plan.radius > kMaxTiledRadius
-               ? "the adaptive filter runs on the GPU up to radius " + std::to_string(kMaxTiledRadius)
-               : "";
+    const DeviceKernelEntry* entry = find_device_kernel(plan.family);
+    if (!entry) return "the CUDA backend has no kernel for the " + plan.family + " filters";
+    return entry->unsupported(plan);
   }
 
-  void run_pass(const Plan& cpu_plan, PixelSource& source, PixelSink& sink, const ProgressFn& progress,
-                double progress_base, double progress_span) override {
-    Plan plan = cpu_plan;
-    plan.band_rows = band_rows_for(cpu_plan, budget_, 0);
-    const InjectedFailure failure = injected_failure();
-    BandGatherer gatherer(plan);
-    const size_t in_floats = padded_band_floats(plan), out_floats = output_band_floats(plan);
-    std::vector<std::unique_ptr<FloatSlot>> slots;
-    for (int i = 0; i < 2; ++i) {
-      auto slot = std::make_unique<FloatSlot>();
-      slot->host_in = PinnedMemory(in_floats * sizeof(float));
-      slot->host_out = PinnedMemory(out_floats * sizeof(float));
-      slot->device_in = DeviceMemory(in_floats * sizeof(float));
-      slot->device_out = DeviceMemory(out_floats * sizeof(float));
-      slots.push_back(std::move(slot));
-    }
-    upload_spatial_table(plan, table_, slots[0]->stream.get());
-    slots[0]->stream.synchronize();
-
-    const int height = plan.shape.height;
-    int band = 0;
-    // Scatter of band b happens after band b+1 is gathered, as in core's
-    // banded pass, so in-place iterations read only original rows.
-    auto finish = [&](FloatSlot& slot) {
-      slot.stream.synchronize();
-      gatherer.scatter(describe_output_band(plan, slot.y0, slot.rows, slot.host_out.as<float>()), sink);
-      slot.busy = false;
-      if (failure != InjectedFailure::none) raise_injected_failure(failure);
-      if (progress && !progress(progress_base + progress_span * double(slot.y0 + slot.rows) / height))
-        throw Cancelled{};
-    };
-    for (int y0 = 0; y0 < height; y0 += plan.band_rows, ++band) {
-      FloatSlot& slot = *slots[size_t(band % 2)];
-      const int rows = std::min(plan.band_rows, height - y0);
-      if (slot.busy) finish(slot);
-      PaddedBand host_band;
-      host_band.data = slot.host_in.as<float>();
-      gatherer.gather(source, y0, rows, host_band);
-      const size_t bytes_in = host_band.plane_stride * size_t(host_band.planes) * sizeof(float);
-      check(cudaMemcpyAsync(slot.device_in.as<float>(), host_band.data, bytes_in, cudaMemcpyHostToDevice,
-                            slot.stream.get()),
-            "copying a band to the GPU");
-      const DeviceBand in{slot.device_in.as<float>(), host_band.width, rows + 2 * plan.radius,
-                          host_band.plane_stride};
-      const DeviceOutput out{slot.device_out.as<float>(), plan.shape.width, rows,
-                             size_t(rows) * size_t(plan.shape.width)};
-      launch_bilateral(plan, in, out, table_, slot.stream.get());
-      check(cudaMemcpyAsync(slot.host_out.as<float>(), out.data, out.plane_stride * plan.shape.channels * sizeof(float),
-                            cudaMemcpyDeviceToHost, slot.stream.get()),
-            "copying a band from the GPU");
-      slot.y0 = y0;
-      slot.rows = rows;
-      slot.busy = true;
-    }
-    // The older band first, so rows reach the sink in order.
-    for (int i = 0; i < 2; ++i) {
-      FloatSlot& slot = *slots[size_t((band + i) % 2)];
-      if (slot.busy) finish(slot);
-    }
+  // A third of the budget per slot, and at least 8 bands of 64 rows or
+  // more, so copies overlap compute even on images that would fit whole.
+  BandBudget budget(const Plan& plan) const override {
+    BandBudget budget;
+    budget.slots = kSlots;
+    budget.bytes_per_band = budget_ / kSlots;
+    budget.min_bands = 8;
+    budget.min_rows = 64;
+    budget.name = "GPU memory budget";
+    // Raw rows in and out, counted as floats (the widest samples).
+    const size_t raw_row = size_t(plan.shape.width) * size_t(plan.shape.channels) * sizeof(float);
+    budget.own = {2 * size_t(plan.reach) * raw_row, 2 * raw_row};
+    return budget;
   }
 
-  bool run_buffers(const Plan& cpu_plan, const ImageBuffer& in, const ImageBuffer& out,
-                   const ProgressFn& progress) override {
-    if (cpu_plan.spec.iterations != 1 || in.data == out.data) return false;
-    const size_t raw_row = size_t(cpu_plan.shape.width) * size_t(cpu_plan.shape.channels) *
-                           size_t(std::max(sample_bytes(in.type), sample_bytes(out.type)));
-    Plan plan = cpu_plan;
-    plan.band_rows = band_rows_for(cpu_plan, budget_, raw_row);
-    const InjectedFailure failure = injected_failure();
-    const int r = plan.radius, height = plan.shape.height, channels = plan.shape.channels;
-    const size_t in_floats = padded_band_floats(plan), out_floats = output_band_floats(plan);
-    const size_t raw_in_bytes = size_t(plan.band_rows + 2 * r) * in.stride();
-    const size_t raw_out_bytes = size_t(plan.band_rows) * out.stride();
+  std::unique_ptr<BandRunner> prepare(const Plan& plan, int band_rows, int slots) override {
+    const std::string why_not = unsupported(plan);
+    if (!why_not.empty()) throw BackendError(why_not);
+    return std::make_unique<CudaRunner>(plan, *find_device_kernel(plan.family), band_rows, slots);
+  }
 
-    struct RawSlot {
-      DeviceMemory raw_in, raw_out, band, output;
-      Stream stream;
-    };
-    std::vector<std::unique_ptr<RawSlot>> slots;
-    for (int i = 0; i < kSlots; ++i) {
-      auto slot = std::make_unique<RawSlot>();
-      slot->raw_in = DeviceMemory(raw_in_bytes);
-      slot->raw_out = DeviceMemory(raw_out_bytes);
-      slot->band = DeviceMemory(in_floats * sizeof(float));
-      slot->output = DeviceMemory(out_floats * sizeof(float));
-      slots.push_back(std::move(slot));
-    }
-    upload_spatial_table(plan, table_, slots[0]->stream.get());
-    slots[0]->stream.synchronize();
+  std::shared_ptr<void> allocate_host(size_t bytes) override {
+    void* data = nullptr;
+    check(cudaMallocHost(&data, bytes ? bytes : 1), "allocating pinned host memory");
+    return std::shared_ptr<void>(data, [](void* pinned) { cudaFreeHost(pinned); });
+  }
 
-    int band = 0;
-    for (int y0 = 0; y0 < height; y0 += plan.band_rows, ++band) {
-      RawSlot& slot = *slots[size_t(band % kSlots)];
-      cudaStream_t stream = slot.stream.get();
-      if (band >= kSlots) {
-        slot.stream.synchronize();  // its previous band is done with the buffers
-        if (progress && !progress(double(y0) / height)) throw Cancelled{};
-      }
-      const int rows = std::min(plan.band_rows, height - y0);
-      const int first = std::max(0, y0 - r), last = std::min(height, y0 + rows + r);
-      check(cudaMemcpy2DAsync(slot.raw_in.as<void>(), in.stride(), in.row(first), in.stride(),
-                              size_t(plan.shape.width) * channels * sample_bytes(in.type), size_t(last - first),
-                              cudaMemcpyHostToDevice, stream),
-            "copying a band to the GPU");
-      const int padded_rows = rows + 2 * r;
-      const DeviceBand dband{slot.band.as<float>(), plan.padded_width(), padded_rows,
-                             size_t(padded_rows) * size_t(plan.padded_width())};
-      launch_unpack(in.type, slot.raw_in.as<void>(), in.stride(), first, last - first, y0, plan, dband, stream);
-      const DeviceOutput dout{slot.output.as<float>(), plan.shape.width, rows, size_t(rows) * size_t(plan.shape.width)};
-      launch_bilateral(plan, dband, dout, table_, stream);
-      launch_pack(out.type, dout, channels, slot.raw_out.as<void>(), out.stride(), stream);
-      check(cudaMemcpy2DAsync(out.row(y0), out.stride(), slot.raw_out.as<void>(), out.stride(),
-                              size_t(plan.shape.width) * channels * sample_bytes(out.type), size_t(rows),
-                              cudaMemcpyDeviceToHost, stream),
-            "copying a band from the GPU");
-      if (band == 0 && failure != InjectedFailure::none) {
-        slot.stream.synchronize();
-        raise_injected_failure(failure);
-      }
-    }
-    for (auto& slot : slots) slot->stream.synchronize();
-    if (progress && !progress(1.0)) throw Cancelled{};
-    return true;
+  // The real failure paths: an invalid launch, an impossible allocation.
+  void provoke_failure(InjectedFailure failure) override {
+    if (failure == InjectedFailure::launch) launch_invalid_configuration();
+    void* impossible = nullptr;
+    check(cudaMalloc(&impossible, size_t(1) << 60), "injected failure (EDGEWISE_INJECT_GPU_FAILURE)");
   }
 
  private:
   int device_;
   size_t budget_;
   std::string name_;
-  float* table_ = nullptr;
+};
+
+class CudaProvider : public BackendProvider {
+ public:
+  std::string id() const override { return "cuda"; }
+  std::string name() const override { return "CUDA"; }
+  std::string label() const override { return "GPU (CUDA)"; }
+
+  // Cheap enough for every run (the engine asks before each job, and each
+  // preview of the dialog is one): two attributes, the rest asked once.
+  bool usable(std::string& description) const override {
+    const int device = probe_device(description);
+    if (device < 0) return false;
+    static const std::string known = [device] {
+      cudaDeviceProp prop{};
+      cudaGetDeviceProperties(&prop, device);
+      return std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
+             std::to_string(prop.minor) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB)";
+    }();
+    description = known;
+    return true;
+  }
+
+  std::unique_ptr<Backend> make(const BackendOptions& options) const override {
+    std::string why_not;
+    const int device = probe_device(why_not);
+    if (device < 0) throw BackendError(why_not);
+    return std::make_unique<CudaBackend>(device, options);
+  }
 };
 
 }  // namespace
+
+std::shared_ptr<const BackendProvider> cuda_backend_provider() { return std::make_shared<CudaProvider>(); }
+
 }  // namespace cuda
-
-std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options, std::string& why_not) {
-  const int device = cuda::probe_device(why_not);
-  if (device < 0) {
-    const cuda::InjectedFailure failure = cuda::injected_failure();
-    if (failure != cuda::InjectedFailure::none) return cuda::make_simulated_failing_gpu(failure);
-    return nullptr;
-  }
-  try {
-    return std::make_unique<cuda::CudaBackend>(device, options);
-  } catch (const BackendError& error) {
-    why_not = error.what();
-    return nullptr;
-  }
-}
-
-bool cuda_device_usable(std::string& description) {
-  const int device = cuda::probe_device(description);
-  if (device < 0) return false;
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, device);
-  description = std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
-                std::to_string(prop.minor) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB)";
-  return true;
-}
-
-std::string describe_cuda_device() {
-  std::string description;
-  cuda_device_usable(description);
-  return description;
-}
-
 }  // namespace edgewise

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "bilateral_cuda.h"
+#include "bilateral_cuda.h"  // check()
 
 namespace edgewise::cuda {
 
@@ -25,12 +25,15 @@ class CudaMemory {
   }
   CudaMemory(const CudaMemory&) = delete;
   CudaMemory& operator=(const CudaMemory&) = delete;
+  CudaMemory(CudaMemory&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
   CudaMemory& operator=(CudaMemory&& other) noexcept {
     std::swap(data_, other.data_);
     return *this;
   }
   template <class T>
-  T* as() const { return static_cast<T*>(data_); }
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
 
  private:
   void* data_ = nullptr;

@@ -5,10 +5,11 @@
 #include <gdk/gdkx.h>
 #endif
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
-#include "dialog_trace.h"
+#include "control_rows.h"
 #include "param_controls.h"
 #include "preview_pane.h"
 
@@ -18,34 +19,52 @@ namespace {
 
 constexpr int kResponseReset = 1;
 
+bool uses(const ControlBlock& block, const edgewise::FilterInfo& filter) {
+  return std::find(block.filters.begin(), block.filters.end(), &filter) != block.filters.end();
+}
+
+GtkWidget* new_grid() {
+  GtkWidget* grid = gtk_grid_new();
+  gtk_grid_set_row_spacing(GTK_GRID(grid), 6);
+  gtk_grid_set_column_spacing(GTK_GRID(grid), 6);
+  return grid;
+}
+
 class FilterDialog {
  public:
-  FilterDialog(ImagePort& image, const Settings& initial, const DialogOptions& options);
+  FilterDialog(ImagePort& image, const edgewise::Settings& initial, const DialogOptions& options);
   ~FilterDialog();
-  bool run(Settings& settings);
+  bool run(edgewise::Settings& settings);
 
  private:
   GtkWidget* build_controls();
-  GtkWidget* build_backend_rows(GtkGrid* grid);
-  void show(const Settings& settings);
+  void build_filter_row(GtkGrid* grid);
+  void build_backend_rows(GtkGrid* grid);
+  void show(const edgewise::Settings& settings);
   void changed();
   void stay_in_front_of(unsigned long parent_window);
 
   DialogOptions options_;
-  Settings settings_;
-  edgewise::FilterKind filter_;  // the host's choice when locked
+  const edgewise::Registry& registry_;
+  DialogLayout layout_;
+  edgewise::Settings settings_;
   std::string problem_;
-  DialogTrace trace_;
   ParamControls controls_;
   std::unique_ptr<PreviewPane> pane_;
   GtkWidget* dialog_ = nullptr;
-  GtkWidget* adaptive_frame_ = nullptr;
+  GtkWidget* filter_ = nullptr;
+  std::vector<std::pair<GtkWidget*, const ControlBlock*>> frames_;  // blocks in a frame of their own
   GtkWidget* backend_ = nullptr;
   GtkWidget* ok_ = nullptr;
 };
 
-FilterDialog::FilterDialog(ImagePort& image, const Settings& initial, const DialogOptions& options)
-    : options_(options), settings_(initial), filter_(initial.spec.filter), controls_([this] { changed(); }) {
+FilterDialog::FilterDialog(ImagePort& image, const edgewise::Settings& initial, const DialogOptions& options)
+    : options_(options),
+      registry_(options.registry ? *options.registry : edgewise::builtin_registry()),
+      layout_(describe_dialog(registry_, options.backends ? *options.backends : edgewise::installed_backends(),
+                              options.filter_locked ? &initial.spec.filter() : nullptr)),
+      settings_(initial),
+      controls_([this] { changed(); }) {
   dialog_ = gtk_dialog_new();
   gtk_window_set_title(GTK_WINDOW(dialog_), options.title.c_str());
   gtk_window_set_position(GTK_WINDOW(dialog_), GTK_WIN_POS_CENTER);
@@ -54,7 +73,7 @@ FilterDialog::FilterDialog(ImagePort& image, const Settings& initial, const Dial
   ok_ = gtk_dialog_add_button(GTK_DIALOG(dialog_), "_OK", GTK_RESPONSE_OK);
   gtk_dialog_set_default_response(GTK_DIALOG(dialog_), GTK_RESPONSE_OK);
 
-  pane_ = std::make_unique<PreviewPane>(image, trace_);
+  pane_ = std::make_unique<PreviewPane>(image, options.observer);
   GtkWidget* columns = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 18);
   gtk_container_set_border_width(GTK_CONTAINER(columns), 12);
   gtk_box_pack_start(GTK_BOX(columns), pane_->widget(), TRUE, TRUE, 0);
@@ -68,57 +87,63 @@ FilterDialog::~FilterDialog() {
   pane_.reset();  // after its widgets: stops the worker
 }
 
+// The filter choice (unless locked), the main rows, each other group in a
+// frame of its own (greyed out unless the chosen filter takes it), then the
+// backend.
 GtkWidget* FilterDialog::build_controls() {
   GtkWidget* column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-  GtkWidget* grid = gtk_grid_new();
-  gtk_grid_set_row_spacing(GTK_GRID(grid), 6);
-  gtk_grid_set_column_spacing(GTK_GRID(grid), 6);
-  controls_.add_rows(GTK_GRID(grid), edgewise::param_table(), {});
+  GtkWidget* grid = new_grid();
+  build_filter_row(GTK_GRID(grid));
   gtk_box_pack_start(GTK_BOX(column), grid, FALSE, FALSE, 0);
-
-  adaptive_frame_ = gtk_frame_new("Adaptive filter (normalized units: 1 = full scale, ΔE 100 in lab)");
-  GtkWidget* adaptive = gtk_grid_new();
-  gtk_grid_set_row_spacing(GTK_GRID(adaptive), 6);
-  gtk_grid_set_column_spacing(GTK_GRID(adaptive), 6);
-  gtk_container_set_border_width(GTK_CONTAINER(adaptive), 6);
-  controls_.add_rows(GTK_GRID(adaptive), edgewise::adaptive_param_table(), {});
-  gtk_container_add(GTK_CONTAINER(adaptive_frame_), adaptive);
-  gtk_box_pack_start(GTK_BOX(column), adaptive_frame_, FALSE, FALSE, 0);
-
-  GtkWidget* backend_grid = gtk_grid_new();
-  gtk_grid_set_row_spacing(GTK_GRID(backend_grid), 6);
-  gtk_grid_set_column_spacing(GTK_GRID(backend_grid), 6);
+  for (const ControlBlock& block : layout_.blocks) {
+    if (block.frame.empty()) {
+      controls_.add_rows(GTK_GRID(grid), block.rows);
+      continue;
+    }
+    GtkWidget* frame = gtk_frame_new(block.frame.c_str());
+    GtkWidget* rows = new_grid();
+    gtk_container_set_border_width(GTK_CONTAINER(rows), 6);
+    controls_.add_rows(GTK_GRID(rows), block.rows);
+    gtk_container_add(GTK_CONTAINER(frame), rows);
+    gtk_box_pack_start(GTK_BOX(column), frame, FALSE, FALSE, 0);
+    frames_.emplace_back(frame, &block);
+  }
+  GtkWidget* backend_grid = new_grid();
   build_backend_rows(GTK_GRID(backend_grid));
   gtk_box_pack_start(GTK_BOX(column), backend_grid, FALSE, FALSE, 0);
-
-  if (options_.filter_locked) {  // the menu entry chose the filter
-    for (GtkWidget* widget : controls_.row("filter")) {
-      gtk_widget_set_no_show_all(widget, TRUE);
-      gtk_widget_hide(widget);
-    }
-    if (filter_ != edgewise::FilterKind::adaptive) {
-      gtk_widget_set_no_show_all(adaptive_frame_, TRUE);
-      gtk_widget_hide(adaptive_frame_);
-    }
-  }
   return column;
 }
 
-// Auto, CPU, GPU; the GPU entry is greyed out, and the line below says why,
-// when no usable GPU exists.
-GtkWidget* FilterDialog::build_backend_rows(GtkGrid* grid) {
-  std::string description;
-  const bool gpu = edgewise::cuda_device_usable(description);
+void FilterDialog::build_filter_row(GtkGrid* grid) {
+  if (layout_.filters.empty()) return;
+  filter_ = gtk_combo_box_text_new();
+  for (const edgewise::FilterInfo* filter : layout_.filters)
+    gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(filter_), filter->name);
+  GtkWidget* label = gtk_label_new_with_mnemonic("_Filter");
+  gtk_widget_set_halign(label, GTK_ALIGN_START);
+  gtk_label_set_mnemonic_widget(GTK_LABEL(label), filter_);
+  std::string tooltip;
+  for (const edgewise::FilterInfo* filter : layout_.filters)
+    tooltip += (tooltip.empty() ? "" : "\n") + std::string(filter->name) + ": " + filter->summary;
+  gtk_widget_set_tooltip_text(filter_, tooltip.c_str());
+  gtk_grid_attach(grid, label, 0, 0, 1, 1);
+  gtk_grid_attach(grid, filter_, 1, 0, 2, 1);
+  g_signal_connect(filter_, "changed",
+                   G_CALLBACK(+[](GtkComboBox*, gpointer self) { static_cast<FilterDialog*>(self)->changed(); }), this);
+}
+
+// Auto and each backend of the list; an unusable one is greyed out, and
+// the line below says why.
+void FilterDialog::build_backend_rows(GtkGrid* grid) {
   GtkListStore* store = gtk_list_store_new(2, G_TYPE_STRING, G_TYPE_BOOLEAN);
-  const struct {
-    const char* text;
-    bool usable;
-  } entries[] = {{"Auto", true}, {"CPU", true}, {"GPU (CUDA)", gpu}};
-  static_assert(int(edgewise::BackendChoice::automatic) == 0 && int(edgewise::BackendChoice::cpu) == 1 &&
-                    int(edgewise::BackendChoice::cuda) == 2,
-                "the rows are in BackendChoice's order");
-  for (const auto& entry : entries)
-    gtk_list_store_insert_with_values(store, nullptr, -1, 0, entry.text, 1, entry.usable, -1);
+  std::string note;
+  for (const BackendEntry& entry : layout_.backends) {
+    gtk_list_store_insert_with_values(store, nullptr, -1, 0, entry.label.c_str(), 1, entry.usable, -1);
+    if (entry.choice == "auto" || entry.fallback) continue;
+    if (!note.empty()) note += "\n";
+    note += entry.usable ? entry.label + ": " + entry.description
+                         : "No usable " + entry.label + ": " + entry.description + ". The CPU is used.";
+  }
   backend_ = gtk_combo_box_new_with_model(GTK_TREE_MODEL(store));
   g_object_unref(store);
   GtkCellRenderer* text = gtk_cell_renderer_text_new();
@@ -127,7 +152,6 @@ GtkWidget* FilterDialog::build_backend_rows(GtkGrid* grid) {
   GtkWidget* label = gtk_label_new_with_mnemonic("_Backend");
   gtk_widget_set_halign(label, GTK_ALIGN_START);
   gtk_label_set_mnemonic_widget(GTK_LABEL(label), backend_);
-  const std::string note = gpu ? "GPU: " + description : "No usable GPU: " + description + ". The CPU is used.";
   GtkWidget* note_label = gtk_label_new(note.c_str());
   gtk_label_set_line_wrap(GTK_LABEL(note_label), TRUE);
   gtk_label_set_max_width_chars(GTK_LABEL(note_label), 40);
@@ -138,25 +162,39 @@ GtkWidget* FilterDialog::build_backend_rows(GtkGrid* grid) {
   gtk_grid_attach(grid, note_label, 0, 1, 2, 1);
   g_signal_connect(backend_, "changed",
                    G_CALLBACK(+[](GtkComboBox*, gpointer self) { static_cast<FilterDialog*>(self)->changed(); }), this);
-  return backend_;
 }
 
-void FilterDialog::show(const Settings& settings) {
-  controls_.show(settings.spec);
-  g_signal_handlers_block_matched(backend_, G_SIGNAL_MATCH_DATA, 0, 0, nullptr, nullptr, this);
-  gtk_combo_box_set_active(GTK_COMBO_BOX(backend_), int(settings.backend));
-  g_signal_handlers_unblock_matched(backend_, G_SIGNAL_MATCH_DATA, 0, 0, nullptr, nullptr, this);
+void FilterDialog::show(const edgewise::Settings& settings) {
+  settings_ = settings;
+  controls_.show(settings);
+  for (GtkWidget* combo : {filter_, backend_}) {
+    if (!combo) continue;
+    g_signal_handlers_block_matched(combo, G_SIGNAL_MATCH_DATA, 0, 0, nullptr, nullptr, this);
+    if (combo == backend_) {
+      for (size_t i = 0; i < layout_.backends.size(); ++i)
+        if (layout_.backends[i].choice == settings.backend) gtk_combo_box_set_active(GTK_COMBO_BOX(combo), int(i));
+    } else {
+      for (size_t i = 0; i < layout_.filters.size(); ++i)
+        if (layout_.filters[i] == &settings.spec.filter()) gtk_combo_box_set_active(GTK_COMBO_BOX(combo), int(i));
+    }
+    g_signal_handlers_unblock_matched(combo, G_SIGNAL_MATCH_DATA, 0, 0, nullptr, nullptr, this);
+  }
   changed();
 }
 
 void FilterDialog::changed() {
   if (!pane_) return;  // building
-  Settings next = settings_;
-  controls_.read(next.spec);
-  if (options_.filter_locked) next.spec.filter = filter_;
-  next.backend = edgewise::BackendChoice(std::max(0, gtk_combo_box_get_active(GTK_COMBO_BOX(backend_))));
-  controls_.refresh_dependent(next.spec);
-  gtk_widget_set_sensitive(adaptive_frame_, next.spec.filter == edgewise::FilterKind::adaptive);
+  edgewise::Settings next = settings_;
+  if (filter_) {
+    const int chosen = std::max(0, gtk_combo_box_get_active(GTK_COMBO_BOX(filter_)));
+    const edgewise::FilterInfo& filter = *layout_.filters[size_t(chosen)];
+    if (&filter != &next.spec.filter()) next = edgewise::choose_filter(next, filter);
+  }
+  controls_.read(next);
+  const int backend = std::max(0, gtk_combo_box_get_active(GTK_COMBO_BOX(backend_)));
+  next.backend = layout_.backends[size_t(backend)].choice;
+  controls_.refresh_dependent(next);
+  for (const auto& [frame, block] : frames_) gtk_widget_set_sensitive(frame, uses(*block, next.spec.filter()));
   problem_ = edgewise::validate(next.spec);
   gtk_widget_set_sensitive(ok_, problem_.empty());
   settings_ = next;
@@ -177,19 +215,17 @@ void FilterDialog::stay_in_front_of(unsigned long parent_window) {
 #endif
 }
 
-bool FilterDialog::run(Settings& settings) {
+bool FilterDialog::run(edgewise::Settings& settings) {
   stay_in_front_of(options_.parent_window);
   gtk_widget_show_all(dialog_);
   // The first number has the focus, as in GIMP's filter dialogs: typing
   // changes it and Enter presses OK (a focused combo would open instead).
-  for (GtkWidget* widget : controls_.row("sigma-s"))
-    if (GTK_IS_SPIN_BUTTON(widget)) gtk_widget_grab_focus(widget);
-  trace_.line("shown settings=" + format_arguments(settings_));
+  if (GtkWidget* first = controls_.first_number()) gtk_widget_grab_focus(first);
+  if (options_.observer) options_.observer->shown(edgewise::format_arguments(settings_, registry_));
   for (;;) {
     const int response = gtk_dialog_run(GTK_DIALOG(dialog_));
     if (response == kResponseReset) {
-      Settings defaults;
-      defaults.spec.filter = options_.filter_locked ? filter_ : settings_.spec.filter;
+      edgewise::Settings defaults = edgewise::default_settings(settings_.spec.filter());
       show(defaults);
       continue;
     }
@@ -197,10 +233,10 @@ bool FilterDialog::run(Settings& settings) {
       changed();  // commits a value still being typed
       if (!problem_.empty()) continue;
       settings = settings_;
-      trace_.line("response ok settings=" + format_arguments(settings_));
+      if (options_.observer) options_.observer->responded(true, edgewise::format_arguments(settings_, registry_));
       return true;
     }
-    trace_.line("response cancel");
+    if (options_.observer) options_.observer->responded(false, "");
     return false;
   }
 }
@@ -215,7 +251,7 @@ bool open_display(std::string& why_not) {
   return false;
 }
 
-bool run_filter_dialog(ImagePort& image, Settings& settings, const DialogOptions& options) {
+bool run_filter_dialog(ImagePort& image, edgewise::Settings& settings, const DialogOptions& options) {
   FilterDialog dialog(image, settings, options);
   return dialog.run(settings);
 }

@@ -1,11 +1,14 @@
 // The Edgewise filter dialog (GTK 3), shared by the GIMP plug-in and the
-// CLI's --gui: parameters as GIMP-style rows, backend choice, live preview,
-// Reset, Cancel and OK. It only reads the image (ImagePort); the host
-// applies the returned settings.
+// CLI's --gui: the registry's parameters as GIMP-style rows, the backend
+// choice, live preview, Reset, Cancel and OK. It only reads the image
+// (ImagePort); the host applies the returned settings.
 #pragma once
 
 #include <string>
 
+#include "backend.h"
+#include "dialog_observer.h"
+#include "filter_registry.h"
 #include "image_port.h"
 #include "settings.h"
 
@@ -14,9 +17,12 @@ namespace edgewise_dialog {
 struct DialogOptions {
   std::string title = "Edgewise";
   // GIMP's menu entries each name a filter: the dialog then offers only
-  // that filter's controls. The CLI lets the user choose.
+  // that filter's controls (the settings' filter). The CLI lets the user choose.
   bool filter_locked = false;
-  unsigned long parent_window = 0;  // an X11 window to stay in front of (GIMP's image window), 0 for none
+  unsigned long parent_window = 0;               // an X11 window to stay in front of (GIMP's image window), 0 for none
+  const edgewise::Registry* registry = nullptr;  // null: the built-in filters
+  const edgewise::BackendList* backends = nullptr;  // null: the installed backends
+  DialogObserver* observer = nullptr;               // may be null
 };
 
 // Connects to the display (gtk_init_check). False, with the reason, when
@@ -26,6 +32,6 @@ bool open_display(std::string& why_not);
 // Shows the dialog and waits for the user. True for OK with `settings`
 // holding the choice; false for Cancel, Escape or closing the window, with
 // `settings` unchanged.
-bool run_filter_dialog(ImagePort& image, Settings& settings, const DialogOptions& options);
+bool run_filter_dialog(ImagePort& image, edgewise::Settings& settings, const DialogOptions& options);
 
 }  // namespace edgewise_dialog

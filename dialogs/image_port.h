@@ -4,7 +4,7 @@
 // own sink: the CLI's atomic file writer, the plug-in's shadow buffer.
 #pragma once
 
-#include "plan.h"
+#include "image_shape.h"
 
 namespace edgewise_dialog {
 

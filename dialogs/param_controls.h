@@ -1,8 +1,8 @@
-// The filter's parameters as GIMP-style dialog rows, built from the
-// parameter tables (core/params.def, core/adaptive_params.def): a label with
-// its access key, then a combo for a choice, or a slider paired with a spin
-// button for a number. The slider spans the table's slider range, the spin
-// button the whole valid range, as GIMP's scale entries do.
+// Parameter rows as GIMP-style dialog widgets, built from control_rows'
+// descriptions: a label with its access key, then a combo for a choice, or
+// a slider paired with a spin button for a number (the slider spans the
+// usual range, the spin button the whole valid range, as GIMP's scale
+// entries do), an Auto check button where 0 means automatic, and the unit.
 #pragma once
 
 #include <gtk/gtk.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "filter_spec.h"
+#include "control_rows.h"
 
 namespace edgewise_dialog {
 
@@ -22,32 +22,33 @@ class ParamControls {
   ParamControls(const ParamControls&) = delete;
   ParamControls& operator=(const ParamControls&) = delete;
 
-  // Appends a row to `grid` (columns: label, slider, spin button, unit) for
-  // each parameter of `table` except those named in `skip`.
-  void add_rows(GtkGrid* grid, const std::vector<edgewise::ParamInfo>& table, const std::vector<std::string>& skip);
+  // Appends a row to `grid` (columns: label, slider, spin button, unit or Auto) per row.
+  void add_rows(GtkGrid* grid, const std::vector<ControlRow>& rows);
 
-  // Shows `spec` without reporting a change.
-  void show(const edgewise::FilterSpec& spec);
-  // The spec the widgets show; spin buttons commit text being typed first.
-  void read(edgewise::FilterSpec& spec);
-  // Units and the automatic radius follow the other values.
-  void refresh_dependent(const edgewise::FilterSpec& spec);
-  // The row's widgets, to hide or desensitise them together.
+  // Shows `settings` without reporting a change.
+  void show(const edgewise::Settings& settings);
+  // Writes what the widgets show into `settings`; spin buttons commit text
+  // being typed first.
+  void read(edgewise::Settings& settings);
+  // Units and automatic values follow the other values.
+  void refresh_dependent(const edgewise::Settings& settings);
+  // The widgets of a row, to hide or desensitise them together.
   std::vector<GtkWidget*> row(const std::string& cli_flag) const;
+  // The first number's spin button (the focus when the dialog opens), or null.
+  GtkWidget* first_number() const;
 
  private:
   struct Control {
-    const edgewise::ParamInfo* info = nullptr;
+    ControlRow row;
     GtkWidget* label = nullptr;
-    GtkWidget* combo = nullptr;  // enums
+    GtkWidget* combo = nullptr;  // choices
     GtkWidget* scale = nullptr;  // numbers
     GtkWidget* spin = nullptr;
     GtkWidget* unit = nullptr;
-    GtkWidget* automatic = nullptr;  // radius: "Auto" = 0
+    GtkWidget* automatic = nullptr;  // 0 = auto
   };
-  void add_enum(GtkGrid* grid, int top, Control& control);
+  void add_choice(GtkGrid* grid, int top, Control& control);
   void add_number(GtkGrid* grid, int top, Control& control);
-  Control* find(const std::string& cli_flag);
   void notify();
   static void on_value(GtkWidget*, gpointer self);
   static void on_moved(GtkWidget* scale_or_spin, gpointer control);

@@ -80,8 +80,8 @@ struct PreviewPane::Mailbox {
   }
 };
 
-PreviewPane::PreviewPane(ImagePort& image, DialogTrace& trace)
-    : port_(image), trace_(trace), mailbox_(std::make_shared<Mailbox>()) {
+PreviewPane::PreviewPane(ImagePort& image, DialogObserver* observer)
+    : port_(image), observer_(observer), mailbox_(std::make_shared<Mailbox>()) {
   mailbox_->pane = this;
   // Starts at 100% on the middle of what the filter changes (the selection).
   const edgewise::ImageShape shape = port_.shape();
@@ -265,13 +265,13 @@ void PreviewPane::draw(cairo_t* cr) {
   } else {
     paint(showing_ == Showing::original ? original_ : filtered_, 0, width);
   }
-  if (trace_.enabled()) {
+  if (observer_ && observer_->wants_previews()) {
     // Reported once the frame is on the X server: after this draw, at low priority.
     g_idle_add_full(
         G_PRIORITY_LOW,
         [](gpointer data) -> gboolean {
           Mailbox& box = **static_cast<std::shared_ptr<Mailbox>*>(data);
-          if (box.pane) box.pane->trace_drawn();  // the pane lives on the main thread, as this does
+          if (box.pane) box.pane->report_on_screen();  // the pane lives on the main thread, as this does
           return G_SOURCE_REMOVE;
         },
         new std::shared_ptr<Mailbox>(mailbox_),
@@ -279,28 +279,28 @@ void PreviewPane::draw(cairo_t* cr) {
   }
 }
 
-void PreviewPane::trace_drawn() {
+void PreviewPane::report_on_screen() {
   if (!shown_ || !area_ || !gtk_widget_get_realized(area_)) return;
   const PreviewRegion now = current_region();
   const PreviewRegion& was = shown_->region;
-  if (!same_region(now, was)) return;  // a moved view is traced when its own preview arrives
+  if (!same_region(now, was)) return;  // a moved view is reported when its own preview arrives
   gdk_display_sync(gtk_widget_get_display(area_));
   int origin_x = 0, origin_y = 0;
   gdk_window_get_origin(gtk_widget_get_window(area_), &origin_x, &origin_y);
-  const int width = std::min(was.visible.width * was.magnify, gtk_widget_get_allocated_width(area_) - was.screen_x);
-  const int height = std::min(was.visible.height * was.magnify, gtk_widget_get_allocated_height(area_) - was.screen_y);
   static const char* const kShowing[] = {"result", "original", "split"};
-  char text[512];
-  std::snprintf(text, sizeof text,
-                "preview generation=%llu view=%s scale=%g magnify=%d visible=%d,%d,%d,%d screen=%d,%d,%d,%d "
-                "backend=%s seconds=%.4f settings=",
-                static_cast<unsigned long long>(shown_->generation), kShowing[int(showing_)], was.scale, was.magnify,
-                was.visible.x, was.visible.y, was.visible.width, was.visible.height, origin_x + was.screen_x,
-                origin_y + was.screen_y, width, height, shown_->backend.c_str(), shown_->seconds);
-  const std::string line = text + shown_->settings;
-  if (line == last_trace_) return;
-  last_trace_ = line;
-  trace_.line(line);
+  PreviewOnScreen preview;
+  preview.generation = shown_->generation;
+  preview.view = kShowing[int(showing_)];
+  preview.scale = was.scale;
+  preview.magnify = was.magnify;
+  preview.visible = was.visible;
+  preview.screen = {origin_x + was.screen_x, origin_y + was.screen_y,
+                    std::min(was.visible.width * was.magnify, gtk_widget_get_allocated_width(area_) - was.screen_x),
+                    std::min(was.visible.height * was.magnify, gtk_widget_get_allocated_height(area_) - was.screen_y)};
+  preview.backend = shown_->backend;
+  preview.seconds = shown_->seconds;
+  preview.settings = shown_->settings;
+  observer_->preview(preview);
 }
 
 void PreviewPane::set_zoom_index(int index) {

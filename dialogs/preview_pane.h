@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "dialog_trace.h"
+#include "dialog_observer.h"
 #include "image_port.h"
 #include "preview_render.h"
 #include "preview_worker.h"
@@ -19,7 +19,8 @@ namespace edgewise_dialog {
 
 class PreviewPane {
  public:
-  PreviewPane(ImagePort& image, DialogTrace& trace);
+  // `observer` may be null.
+  PreviewPane(ImagePort& image, DialogObserver* observer);
   ~PreviewPane();
   PreviewPane(const PreviewPane&) = delete;
   PreviewPane& operator=(const PreviewPane&) = delete;
@@ -38,7 +39,7 @@ class PreviewPane {
   void receive(std::unique_ptr<PreviewResult> result);
   void show_progress(uint64_t generation, double fraction);
   void draw(cairo_t* cr);
-  void trace_drawn();
+  void report_on_screen();
   void set_zoom_index(int index);
   PreviewRegion current_region() const;
   std::string describe(const PreviewResult& result) const;
@@ -53,7 +54,7 @@ class PreviewPane {
   static void on_showing(GtkComboBox* combo, gpointer self);
 
   ImagePort& port_;
-  DialogTrace& trace_;
+  DialogObserver* observer_;
   Settings settings_;
   std::string problem_;
   View view_;
@@ -62,7 +63,6 @@ class PreviewPane {
   cairo_surface_t* original_ = nullptr;  // shown_ as drawn: alpha over checks
   cairo_surface_t* filtered_ = nullptr;
   Showing showing_ = Showing::result;
-  std::string last_trace_;
 
   bool dragging_ = false;
   double drag_x_ = 0, drag_y_ = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "filter_registry.h"
+
 namespace edgewise_dialog {
 
 Rect intersect(const Rect& a, const Rect& b) {
@@ -17,15 +19,6 @@ Rect grow(const Rect& rect, int margin) {
 
 double fit_zoom(const View& view, const edgewise::ImageShape& image) {
   return std::min({1.0, double(view.pane_width) / image.width, double(view.pane_height) / image.height});
-}
-
-edgewise::FilterSpec spec_at_scale(const edgewise::FilterSpec& spec, double scale) {
-  if (scale >= 1.0) return spec;
-  edgewise::FilterSpec scaled = spec;
-  const double min_sigma = edgewise::find_param("sigma-s")->hard_min;
-  scaled.sigma_s = float(std::max(min_sigma, double(spec.sigma_s) * scale));
-  if (spec.radius > 0) scaled.radius = std::max(1, int(std::lround(spec.radius * scale)));
-  return scaled;
 }
 
 namespace {
@@ -58,7 +51,8 @@ PreviewRegion plan_region(const View& view, const edgewise::ImageShape& image, c
   place(region.scaled_height, view.pane_height, region.magnify, view.center_y, region.visible.y, region.visible.height,
         region.screen_y);
   const Rect whole{0, 0, region.scaled_width, region.scaled_height};
-  region.read = intersect(grow(region.visible, edgewise::filter_reach(spec_at_scale(spec, region.scale))), whole);
+  region.read =
+      intersect(grow(region.visible, edgewise::filter_reach(edgewise::spec_at_scale(spec, region.scale))), whole);
   const double s = region.scale;
   const int left = int(std::floor(affected.x * s)), top = int(std::floor(affected.y * s));
   region.affected = intersect(

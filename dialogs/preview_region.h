@@ -12,7 +12,6 @@
 
 #include "filter_spec.h"
 #include "image_port.h"
-#include "plan.h"
 
 namespace edgewise_dialog {
 
@@ -38,9 +37,8 @@ struct PreviewRegion {
 
 // The zoom a fitting view shows the image at.
 double fit_zoom(const View& view, const edgewise::ImageShape& image);
-// The spec the preview runs at `scale`: unchanged at 1.
-edgewise::FilterSpec spec_at_scale(const edgewise::FilterSpec& spec, double scale);
-// `spec` is the user's; the region allows for its reach at the working scale.
+// `spec` is the user's; the region allows for its reach at the working
+// scale (core's spec_at_scale: the filter's own preview scaling).
 PreviewRegion plan_region(const View& view, const edgewise::ImageShape& image, const Rect& affected,
                           const edgewise::FilterSpec& spec);
 // The view's centre moved by a drag of (dx, dy) screen pixels, kept inside the image.

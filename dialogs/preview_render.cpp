@@ -59,12 +59,12 @@ PreviewResult render_preview(const Settings& settings, const PreviewInput& input
   result.width = input.region.visible.width;
   result.height = input.region.visible.height;
   result.channels = input.shape.channels;
-  result.settings = format_arguments(settings);
+  result.settings = edgewise::format_arguments(settings);
   result.original = input.original;
 
   edgewise::RunOptions options;
   options.backend = settings.backend;
-  options.plan_options.band_rows = kPreviewBandRows;
+  options.band_rows = kPreviewBandRows;
   options.progress = progress;
   options.notice = [&result](const std::string& text) { result.notice = text; };
   // Filtered straight into 8 bits: the GPU then packs on the device and
@@ -75,7 +75,7 @@ PreviewResult render_preview(const Settings& settings, const PreviewInput& input
   const auto start = std::chrono::steady_clock::now();
   try {
     const edgewise::RunReport report =
-        edgewise::run_filter(spec_at_scale(settings.spec, input.region.scale), in, out, options);
+        edgewise::run_filter(edgewise::spec_at_scale(settings.spec, input.region.scale), in, out, options);
     result.backend = report.backend;
   } catch (const edgewise::Cancelled&) {
     throw;

@@ -15,6 +15,8 @@
 
 namespace edgewise_dialog {
 
+using edgewise::Settings;
+
 // The region's pixels as read from the ImagePort (on the UI thread).
 struct PreviewInput {
   PreviewRegion region;

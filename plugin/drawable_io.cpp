@@ -1,18 +1,8 @@
 #include "drawable_io.h"
 
 #include <algorithm>
-#include <chrono>
 
 namespace edgewise_plugin {
-
-namespace {
-
-double now() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 const Babl* float_format(int channels) {
   switch (channels) {
@@ -31,17 +21,14 @@ GeglRowSource::GeglRowSource(GeglBuffer* buffer, const GeglRectangle& region, in
     : buffer_(buffer), region_(region), format_(float_format(channels)) {}
 
 void GeglRowSource::read_rows(int y, int rows, float* dst) {
-  const double start = now();
   const GeglRectangle rect = {region_.x, region_.y + y, region_.width, rows};
   gegl_buffer_get(buffer_, &rect, 1.0, format_, dst, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_CLAMP);
-  seconds_ += now() - start;
 }
 
 GeglRowSink::GeglRowSink(GeglBuffer* buffer, const GeglRectangle& region, const GeglRectangle& keep, int channels)
     : buffer_(buffer), region_(region), keep_(keep), channels_(channels), format_(float_format(channels)) {}
 
 void GeglRowSink::write_rows(int y, int rows, const float* src) {
-  const double start = now();
   const int top = std::max(region_.y + y, keep_.y);
   const int bottom = std::min(region_.y + y + rows, keep_.y + keep_.height);
   if (top < bottom) {
@@ -50,7 +37,6 @@ void GeglRowSink::write_rows(int y, int rows, const float* src) {
     const GeglRectangle rect = {keep_.x, top, keep_.width, bottom - top};
     gegl_buffer_set(buffer_, &rect, 0, format_, first, int(row_floats * sizeof(float)));
   }
-  seconds_ += now() - start;
 }
 
 }  // namespace edgewise_plugin

@@ -6,8 +6,8 @@
 
 #include <gegl.h>
 
+#include "image_shape.h"
 #include "pixel_stream.h"
-#include "plan.h"
 
 namespace edgewise_plugin {
 
@@ -20,13 +20,11 @@ class GeglRowSource : public edgewise::PixelSource {
  public:
   GeglRowSource(GeglBuffer* buffer, const GeglRectangle& region, int channels);
   void read_rows(int y, int rows, float* dst) override;
-  double seconds() const { return seconds_; }
 
  private:
   GeglBuffer* buffer_;
   GeglRectangle region_;
   const Babl* format_;
-  double seconds_ = 0;
 };
 
 // Receives rows of `region` and writes only their part inside `keep` (the
@@ -35,14 +33,12 @@ class GeglRowSink : public edgewise::PixelSink {
  public:
   GeglRowSink(GeglBuffer* buffer, const GeglRectangle& region, const GeglRectangle& keep, int channels);
   void write_rows(int y, int rows, const float* src) override;
-  double seconds() const { return seconds_; }
 
  private:
   GeglBuffer* buffer_;
   GeglRectangle region_, keep_;
   int channels_;
   const Babl* format_;
-  double seconds_ = 0;
 };
 
 }  // namespace edgewise_plugin

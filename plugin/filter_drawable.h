@@ -6,12 +6,12 @@
 
 #include <string>
 
-#include "pdb_params.h"
+#include "settings.h"
 
 namespace edgewise_plugin {
 
 // Returns "" on success, otherwise a message for the user; on failure the
 // drawable is untouched.
-std::string filter_drawable(gint32 drawable, const Request& request);
+std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings);
 
 }  // namespace edgewise_plugin

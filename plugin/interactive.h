@@ -7,13 +7,14 @@
 
 #include <string>
 
-#include "pdb_params.h"
+#include "settings.h"
 
 namespace edgewise_plugin {
 
 enum class DialogOutcome { ok, cancelled, failed };
 
-// On ok, `request` holds the user's choice; on failed, `error` says why.
-DialogOutcome ask_user(gint32 drawable, Procedure procedure, Request& request, std::string& error);
+// On ok, `settings` holds the user's choice; on failed, `error` says why.
+// The dialog edits settings.spec's filter only (each menu entry is one).
+DialogOutcome ask_user(gint32 drawable, edgewise::Settings& settings, std::string& error);
 
 }  // namespace edgewise_plugin

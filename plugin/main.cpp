@@ -1,39 +1,35 @@
-// edgewise: the GIMP 2.10 plug-in. PDB registration and run modes here;
-// pixel I/O in drawable_io, the dialog in dialogs/, the filter in core/.
-// Linked against libgimp only (not libgimpui): the dialog is GTK 3, which
-// cannot share a process with libgimpui's GTK 2.
+// edgewise: the GIMP 2.10 plug-in. One PDB procedure per filter of the
+// registry, registered in a loop from its row; run modes here, pixel I/O in
+// drawable_io, the dialog in dialogs/, the filters in core/. Linked against
+// libgimp only (not libgimpui): the dialog is GTK 3, which cannot share a
+// process with libgimpui's GTK 2.
 #include <libgimp/gimp.h>
 
 #include <string>
 
 #include "filter_drawable.h"
+#include "filter_registry.h"
 #include "interactive.h"
-#include "last_values.h"
 #include "pdb_params.h"
 
 namespace {
 
 using namespace edgewise_plugin;
 
-const char* kBilateral = "plug-in-edgewise-bilateral";
-const char* kAdaptive = "plug-in-edgewise-adaptive";
-
-void install(const char* name, Procedure procedure, const char* blurb, const char* what, const char* menu_label) {
-  const PdbParams params(procedure);
-  const std::string help = std::string("Edge-preserving denoising with ") + what +
-                           ", on the selection (or the whole drawable), at the image's own precision. "
-                           "Arguments:\n" +
-                           params.help();
-  gimp_install_procedure(name, blurb, help.c_str(), "Edgewise authors", "Edgewise authors", "2026", menu_label,
-                         "RGB*, GRAY*", GIMP_PLUGIN, params.count(), 0, params.defs(), nullptr);
-  gimp_plugin_menu_register(name, "<Image>/Filters/Enhance");
+const edgewise::FilterInfo* procedure_filter(const char* name) {
+  for (const edgewise::FilterInfo* filter : edgewise::builtin_registry().filters())
+    if (std::string(name) == filter->pdb_procedure) return filter;
+  return nullptr;
 }
 
 void query() {
-  install(kBilateral, Procedure::bilateral, "Edge-preserving denoising (bilateral filter)",
-          "the exact bilateral filter", "Edgewise _Bilateral...");
-  install(kAdaptive, Procedure::adaptive, "Edge-preserving denoising (variance-adaptive bilateral filter)",
-          "the variance-adaptive bilateral filter (sigma-r follows the local deviation)", "Edgewise _Adaptive...");
+  for (const edgewise::FilterInfo* filter : edgewise::builtin_registry().filters()) {
+    const PdbParams params(*filter, edgewise::installed_backends());
+    gimp_install_procedure(filter->pdb_procedure, filter->pdb_blurb, params.help().c_str(), "Edgewise authors",
+                           "Edgewise authors", "2026", filter->menu_label, "RGB*, GRAY*", GIMP_PLUGIN, params.count(),
+                           0, params.defs(), nullptr);
+    gimp_plugin_menu_register(filter->pdb_procedure, "<Image>/Filters/Enhance");
+  }
 }
 
 void run(const gchar* name, gint nparams, const GimpParam* param, gint* nreturn_vals, GimpParam** return_vals) {
@@ -55,29 +51,27 @@ void run(const gchar* name, gint nparams, const GimpParam* param, gint* nreturn_
     *nreturn_vals = 2;
   };
 
-  const bool adaptive = std::string(name) == kAdaptive;
-  if ((!adaptive && std::string(name) != kBilateral) || nparams < kFixedArgs)
-    return fail(GIMP_PDB_CALLING_ERROR, "expected run-mode, image and drawable");
-  const char* procedure_name = adaptive ? kAdaptive : kBilateral;
-  const Procedure procedure = adaptive ? Procedure::adaptive : Procedure::bilateral;
+  const edgewise::FilterInfo* filter = procedure_filter(name);
+  if (!filter || nparams < kFixedArgs) return fail(GIMP_PDB_CALLING_ERROR, "expected run-mode, image and drawable");
   gegl_init(nullptr, nullptr);
   gimp_plugin_enable_precision();
   const auto run_mode = GimpRunMode(param[0].data.d_int32);
   const gint32 drawable = param[2].data.d_drawable;
 
-  Request request;
+  edgewise::Settings settings = edgewise::default_settings(*filter);
   if (run_mode == GIMP_RUN_NONINTERACTIVE) {
-    const std::string message = parse_args(procedure, nparams, param, request);
+    const std::string message = parse_args(*filter, edgewise::installed_backends(), nparams, param, settings);
     if (!message.empty()) return fail(GIMP_PDB_CALLING_ERROR, message);
   } else {
-    request = load_last_values(procedure_name);
-    request.spec.filter = adaptive ? edgewise::FilterKind::adaptive : edgewise::FilterKind::bilateral;
+    std::vector<std::string> problems;
+    settings = load_last_values(*filter, problems);
+    for (const std::string& problem : problems) g_message("Edgewise: last values: %s", problem.c_str());
     if (run_mode == GIMP_RUN_INTERACTIVE) {
       if (gimp_drawable_is_indexed(drawable))  // before the dialog, not after it
         return fail(GIMP_PDB_EXECUTION_ERROR,
                     "Edgewise filters RGB and grey images; convert indexed images first (Image > Mode > RGB)");
       std::string message;
-      switch (ask_user(drawable, procedure, request, message)) {
+      switch (ask_user(drawable, settings, message)) {
         case DialogOutcome::cancelled:
           values[0].data.d_status = GIMP_PDB_CANCEL;
           return;
@@ -88,9 +82,9 @@ void run(const gchar* name, gint nparams, const GimpParam* param, gint* nreturn_
       }
     }
   }
-  const std::string message = filter_drawable(drawable, request);
+  const std::string message = filter_drawable(drawable, settings);
   if (!message.empty()) return fail(GIMP_PDB_EXECUTION_ERROR, message);
-  store_last_values(procedure_name, request);
+  store_last_values(*filter, settings);
   if (run_mode != GIMP_RUN_NONINTERACTIVE) gimp_displays_flush();
 }
 

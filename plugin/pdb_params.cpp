@@ -1,97 +1,55 @@
 #include "pdb_params.h"
 
-#include <sstream>
-
-#include "backend.h"
-
 namespace edgewise_plugin {
 
 namespace {
 
-// The procedure is the bilateral filter; the adaptive family gets its own
-// procedure later, so the "filter" selector is not a PDB argument here.
-bool is_pdb_arg(const edgewise::ParamInfo& info) { return std::string(info.field) != "filter"; }
-
-std::string number(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
-// "Spatial sigma: standard deviation of the spatial Gaussian, in px (0.1 to
-// 100, default 3)", or for enums the list "0 gaussian, 1 tukey, ...".
-std::string describe(const edgewise::ParamInfo& info) {
-  std::string text = info.label + ": " + info.help;
-  if (info.is_enum) {
-    text += " {";
-    for (size_t i = 0; i < info.tokens.size(); ++i) text += (i ? ", " : "") + std::to_string(i) + " " + info.tokens[i];
-    text += "} (default " + std::string(info.default_token) + ")";
-  } else {
-    if (info.unit[0]) text += ", in " + std::string(info.unit);
-    text +=
-        " (" + number(info.hard_min) + " to " + number(info.hard_max) + ", default " + number(info.default_value) + ")";
+GimpPDBArgType gimp_type(PdbType type) {
+  switch (type) {
+    case PdbType::real:
+      return GIMP_PDB_FLOAT;
+    case PdbType::image:
+      return GIMP_PDB_IMAGE;
+    case PdbType::drawable:
+      return GIMP_PDB_DRAWABLE;
+    default:
+      return GIMP_PDB_INT32;
   }
-  return text;
 }
-
-const char* kBackendName = "backend";
-const char* kBackendDescription =
-    "Backend {0 auto, 1 cpu, 2 cuda}: auto uses a usable CUDA GPU and reruns on the CPU when it "
-    "fails; cuda fails when no GPU is usable";
 
 }  // namespace
 
-PdbParams::PdbParams(Procedure procedure) {
-  names_ = {"run-mode", "image", "drawable"};
-  descriptions_ = {"The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1), RUN-WITH-LAST-VALS (2) }",
-                   "Input image", "Input drawable"};
-  std::vector<GimpPDBArgType> types = {GIMP_PDB_INT32, GIMP_PDB_IMAGE, GIMP_PDB_DRAWABLE};
-  for (const auto& info : edgewise::param_table()) {
-    if (!is_pdb_arg(info)) continue;
-    names_.push_back(info.cli_flag);
-    descriptions_.push_back(describe(info));
-    types.push_back(info.is_enum || info.is_integer ? GIMP_PDB_INT32 : GIMP_PDB_FLOAT);
-    help_ += describe(info) + ".\n";
-  }
-  names_.push_back(kBackendName);
-  descriptions_.push_back(kBackendDescription);
-  types.push_back(GIMP_PDB_INT32);
-  help_ += std::string(kBackendDescription) + ".\n";
-  if (procedure == Procedure::adaptive)
-    for (const auto& info : edgewise::adaptive_param_table()) {
-      names_.push_back(info.cli_flag);
-      descriptions_.push_back(describe(info));
-      types.push_back(GIMP_PDB_FLOAT);
-      help_ += describe(info) + ".\n";
-    }
-  for (size_t i = 0; i < names_.size(); ++i)
-    defs_.push_back({types[i], const_cast<gchar*>(names_[i].c_str()), const_cast<gchar*>(descriptions_[i].c_str())});
+PdbParams::PdbParams(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends)
+    : arguments_(pdb_arguments(filter, backends)), help_(pdb_help(filter, backends)) {
+  for (const PdbArgument& argument : arguments_)
+    defs_.push_back({gimp_type(argument.type), const_cast<gchar*>(argument.name.c_str()),
+                     const_cast<gchar*>(argument.description.c_str())});
 }
 
-std::string parse_args(Procedure procedure, int nparams, const GimpParam* params, Request& request) {
-  const PdbParams layout(procedure);
-  if (nparams != layout.count())
-    return "expected " + std::to_string(layout.count()) + " arguments, got " + std::to_string(nparams);
-  int index = kFixedArgs;
-  for (const auto& info : edgewise::param_table()) {
-    if (!is_pdb_arg(info)) continue;
-    const GimpParam& param = params[index++];
-    const double value = param.type == GIMP_PDB_FLOAT ? param.data.d_float : param.data.d_int32;
-    const std::string error = edgewise::set_param(request.spec, info.cli_flag, value);
-    if (!error.empty()) return error;
-  }
-  request.backend = params[index++].data.d_int32;
-  if (request.backend < int(edgewise::BackendChoice::automatic) || request.backend > int(edgewise::BackendChoice::cuda))
-    return "invalid backend " + std::to_string(request.backend) + ": expected 0 (auto), 1 (cpu) or 2 (cuda)";
-  request.spec.filter =
-      procedure == Procedure::adaptive ? edgewise::FilterKind::adaptive : edgewise::FilterKind::bilateral;
-  if (procedure == Procedure::adaptive)
-    for (const auto& info : edgewise::adaptive_param_table()) {
-      const std::string error = edgewise::set_param(request.spec, info.cli_flag, params[index++].data.d_float);
-      if (!error.empty()) return error;
-    }
-  // set_param checks each value alone; this checks them together.
-  return edgewise::validate(request.spec);
+std::string parse_args(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends, int nparams,
+                       const GimpParam* params, edgewise::Settings& settings) {
+  std::vector<double> values;
+  for (int i = kFixedArgs; i < nparams; ++i)
+    values.push_back(params[i].type == GIMP_PDB_FLOAT ? params[i].data.d_float : params[i].data.d_int32);
+  return read_call(filter, backends, values, settings);
+}
+
+edgewise::Settings load_last_values(const edgewise::FilterInfo& filter, std::vector<std::string>& problems) {
+  edgewise::Settings settings = edgewise::default_settings(filter);
+  const gint size = gimp_get_data_size(filter.pdb_procedure);
+  if (size <= 0) return settings;  // the first run of the session
+  std::string text(size_t(size), '\0');
+  gimp_get_data(filter.pdb_procedure, &text[0]);
+  text.resize(text.find('\0') == std::string::npos ? text.size() : text.find('\0'));
+  problems = edgewise::read_arguments(text, settings);
+  // Stored for this procedure: whatever filter the text names, it is this one.
+  if (&settings.spec.filter() != &filter) settings = edgewise::choose_filter(settings, filter);
+  return settings;
+}
+
+void store_last_values(const edgewise::FilterInfo& filter, const edgewise::Settings& settings) {
+  const std::string text = edgewise::format_arguments(settings);
+  gimp_set_data(filter.pdb_procedure, text.c_str(), guint32(text.size() + 1));
 }
 
 }  // namespace edgewise_plugin

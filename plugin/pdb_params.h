@@ -1,6 +1,5 @@
-// The PDB arguments of plug-in-edgewise-bilateral, generated from
-// core/params.def (through edgewise::param_table()) so that the procedure,
-// the CLI and the dialog cannot disagree about names, units or ranges.
+// A filter's PDB arguments as libgimp wants them (GimpParamDef), from
+// pdb_layout, and a call's values read back into settings.
 #pragma once
 
 #include <libgimp/gimp.h>
@@ -8,39 +7,32 @@
 #include <string>
 #include <vector>
 
-#include "filter_spec.h"
+#include "pdb_layout.h"
 
 namespace edgewise_plugin {
 
-// run-mode, image, drawable, the filter's parameters, backend.
-constexpr int kFixedArgs = 3;
-
-// plug-in-edgewise-bilateral, and plug-in-edgewise-adaptive: the same
-// arguments followed by the adaptive filter's own (adaptive_params.def).
-enum class Procedure { bilateral, adaptive };
-
 class PdbParams {
  public:
-  explicit PdbParams(Procedure procedure = Procedure::bilateral);
+  PdbParams(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends);
   const GimpParamDef* defs() const { return defs_.data(); }
   int count() const { return int(defs_.size()); }
-  // The procedure's help: every filter argument with its unit and range.
   const std::string& help() const { return help_; }
 
  private:
-  std::vector<std::string> names_, descriptions_;  // own the strings defs_ points to
+  std::vector<PdbArgument> arguments_;  // owns the strings defs_ points to
   std::vector<GimpParamDef> defs_;
   std::string help_;
 };
 
-// What one call asks for once its arguments have been checked.
-struct Request {
-  edgewise::FilterSpec spec;
-  int backend = 0;  // edgewise::BackendChoice as an integer
-};
+// Reads the filter arguments of a NONINTERACTIVE call. Returns "" or one message.
+std::string parse_args(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends, int nparams,
+                       const GimpParam* params, edgewise::Settings& settings);
 
-// Reads the filter arguments of a NONINTERACTIVE call. Returns "" or the
-// engine's validator message for the first bad argument.
-std::string parse_args(Procedure procedure, int nparams, const GimpParam* params, Request& request);
+// The last successful call's settings, kept by GIMP for the session
+// (gimp_set_data) as the settings text, so RUN-WITH-LAST-VALS and Filters >
+// Repeat reproduce it and values are read back by name. A stored value that
+// is no longer valid falls back to its default; `problems` says which.
+edgewise::Settings load_last_values(const edgewise::FilterInfo& filter, std::vector<std::string>& problems);
+void store_last_values(const edgewise::FilterInfo& filter, const edgewise::Settings& settings);
 
 }  // namespace edgewise_plugin

@@ -3,6 +3,7 @@
 // parameters' validation.
 #include <gtest/gtest.h>
 
+#include "settings.h"
 #include "test_support.h"
 
 namespace {
@@ -14,10 +15,9 @@ constexpr double kTolerance = 1e-4;
 const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
 const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 
-FilterSpec adaptive_spec(ColorMode mode, RangeKernel kernel, float sigma_s, float sigma_r, int radius) {
-  FilterSpec spec = make_spec(mode, kernel, sigma_s, sigma_r, radius);
-  spec.filter = FilterKind::adaptive;
-  return spec;
+FilterSpec adaptive(ColorMode mode, RangeKernel kernel, float sigma_s, float sigma_r, int radius,
+                    const AdaptiveParameters& parameters = {}) {
+  return adaptive_of(make_spec(mode, kernel, sigma_s, sigma_r, radius), parameters);
 }
 
 TEST(AdaptiveCpu, MatchesReferenceEveryModeKernelLayout) {
@@ -29,9 +29,10 @@ TEST(AdaptiveCpu, MatchesReferenceEveryModeKernelLayout) {
       for (int channels = 1; channels <= 4; ++channels) {
         ImageShape shape = sizes[size_t(index++) % (sizeof sizes / sizeof sizes[0])];
         shape.channels = channels;
-        FilterSpec spec = adaptive_spec(mode, kernel, 1.5f, mode == ColorMode::lab ? 12.0f : 30.0f, 0);
-        spec.adapt_k = 0.8f;
-        spec.adapt_eps = 0.02f;
+        AdaptiveParameters parameters;
+        parameters.adapt_k = 0.8f;
+        parameters.adapt_eps = 0.02f;
+        const FilterSpec spec = adaptive(mode, kernel, 1.5f, mode == ColorMode::lab ? 12.0f : 30.0f, 0, parameters);
         SCOPED_TRACE(describe(spec, shape));
         const FloatImage image = random_image(rng, shape);
         const Comparison result = compare_with_reference(spec, image, run_cpu(spec, image), kTolerance);
@@ -44,9 +45,10 @@ TEST(AdaptiveCpu, DefaultsAndClampsMatchReference) {
   const FloatImage image = random_image(rng, {47, 41, 3}, {true, Alpha::opaque});
   for (float k : {0.5f, 3.0f})
     for (float max : {1.0f, 0.05f}) {
-      FilterSpec spec = adaptive_spec(ColorMode::rgb, RangeKernel::gaussian, 2.0f, 25.0f, 0);
-      spec.adapt_k = k;
-      spec.adapt_max = max;
+      AdaptiveParameters parameters;
+      parameters.adapt_k = k;
+      parameters.adapt_max = max;
+      const FilterSpec spec = adaptive(ColorMode::rgb, RangeKernel::gaussian, 2.0f, 25.0f, 0, parameters);
       SCOPED_TRACE(describe(spec, image.shape()) + " k=" + std::to_string(k) + " max=" + std::to_string(max));
       const Comparison result = compare_with_reference(spec, image, run_cpu(spec, image), kTolerance);
       EXPECT_LE(result.worst.max_abs, kTolerance) << result.describe();
@@ -61,32 +63,33 @@ TEST(AdaptiveCpu, ZeroKEqualsPlainFilterAtMinimum) {
   for (ColorMode mode : kModes)
     for (RangeKernel kernel : kKernels) {
       const FloatImage image = random_image(rng, {53, 43, 4});
-      FilterSpec adaptive = adaptive_spec(mode, kernel, 2.0f, 30.0f, 0);
-      adaptive.adapt_k = 0.0f;
-      adaptive.adapt_min = 0.08f;
-      FilterSpec plain = adaptive;
-      plain.filter = FilterKind::bilateral;
+      AdaptiveParameters parameters;
+      parameters.adapt_k = 0.0f;
+      parameters.adapt_min = 0.08f;
       const float unit = mode == ColorMode::lab ? 100.0f : 255.0f;
-      plain.sigma_r = adaptive.adapt_min * unit;
-      ASSERT_EQ(plain.sigma_r / unit, adaptive.adapt_min);  // the same sigma in both units
-      SCOPED_TRACE(describe(adaptive, image.shape()));
-      // Both take their range coefficient from range_coefficient_for, and
-      // the CPU walks the window in the same order: identical to the bit.
-      EXPECT_TRUE(bit_identical(run_cpu(plain, image), run_cpu(adaptive, image)));
+      const FilterSpec plain = make_spec(mode, kernel, 2.0f, parameters.adapt_min * unit, 0);
+      ASSERT_EQ(bilateral_of(plain).sigma_r / unit, parameters.adapt_min);  // the same sigma in both units
+      const FilterSpec spec = adaptive_of(plain, parameters);
+      SCOPED_TRACE(describe(spec, image.shape()));
+      // Both take their range coefficient from range_coefficient_for, so the
+      // adaptive ratio is exactly 1, and the shared math multiplies the
+      // differences by it (gaussian_exponent): identical to the bit.
+      EXPECT_TRUE(bit_identical(run_cpu(plain, image), run_cpu(spec, image)));
     }
 }
 
 TEST(AdaptiveSpec, ValidatorNamesTheParameter) {
-  FilterSpec spec;
-  spec.filter = FilterKind::adaptive;
+  FilterSpec spec(adaptive_filter());
   EXPECT_EQ(validate(spec), "");
   EXPECT_NE(set_param(spec, "adapt-k", -1.0).find("invalid adapt-k -1"), std::string::npos);
   EXPECT_NE(set_param(spec, "adapt-eps", "x").find("invalid adapt-eps 'x'"), std::string::npos);
-  spec.adapt_min = 0.5f;
-  spec.adapt_max = 0.1f;
+  ASSERT_EQ(set_param(spec, "adapt-min", 0.5), "");
+  ASSERT_EQ(set_param(spec, "adapt-max", 0.1), "");
   EXPECT_NE(validate(spec).find("adapt-min 0.5: must not exceed adapt-max 0.1"), std::string::npos) << validate(spec);
-  EXPECT_EQ(set_param(spec, "filter", "adaptive"), "");
-  EXPECT_NE(set_param(spec, "filter", "median").find("expected bilateral or adaptive"), std::string::npos);
+  Settings settings;
+  EXPECT_EQ(apply_argument(settings, "filter", "adaptive"), "");
+  EXPECT_EQ(&settings.spec.filter(), &adaptive_filter());
+  EXPECT_NE(apply_argument(settings, "filter", "median").find("expected bilateral or adaptive"), std::string::npos);
 }
 
 // Beyond radius 32 the GPU does not run the adaptive filter: auto says so
@@ -95,13 +98,13 @@ TEST(AdaptiveSpec, ValidatorNamesTheParameter) {
 TEST(AdaptiveBackends, WideRadiusRunsOnCpu) {
   EW_SEEDED_RNG(rng);
   const FloatImage image = random_image(rng, {33, 21, 3});
-  const FilterSpec spec = adaptive_spec(ColorMode::rgb, RangeKernel::gaussian, 20.0f, 30.0f, 40);
+  const FilterSpec spec = adaptive(ColorMode::rgb, RangeKernel::gaussian, 20.0f, 30.0f, 40);
   RunOptions options;
   FloatImage source = image, output(image.shape());
   const RunReport report = run_filter(spec, image.shape(), source, output, options);
   EXPECT_NE(report.backend.find("cpu"), std::string::npos);
   EXPECT_TRUE(bit_identical(output, run_cpu(spec, image)));
-  options.backend = BackendChoice::cuda;
+  options.backend = "cuda";
   EXPECT_THROW(run_filter(spec, image.shape(), source, output, options), BackendError);
 }
 

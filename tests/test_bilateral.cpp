@@ -3,8 +3,8 @@
 // alpha passes through, band height and thread count do not change a bit.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <ostream>
@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "engine.h"
+#include "executor.h"
 #include "plan.h"
 #include "reference/lab_reference.h"
 #include "test_support.h"
@@ -26,7 +27,6 @@ void PrintTo(ColorMode mode, std::ostream* out) { *out << to_string(mode); }
 namespace edgewise_test {
 namespace {
 
-using edgewise::BackendChoice;
 using edgewise::ColorMode;
 using edgewise::RangeKernel;
 using edgewise::RunOptions;
@@ -36,8 +36,7 @@ using edgewise::RunOptions;
 constexpr double kTolerance = 1e-4;
 
 const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
-const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz,
-                                RangeKernel::huber};
+const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 const int kChannelCounts[] = {1, 2, 3, 4};
 
 bool has_alpha(int channels) { return channels == 2 || channels == 4; }
@@ -86,8 +85,7 @@ TEST(BilateralCpu, ConstantImageIsUnchanged) {
         FloatImage constant = constant_image(shape, pixel);
         if (has_alpha(channels))
           for (int y = 0; y < shape.height; ++y)
-            for (int x = 0; x < shape.width; ++x)
-              constant.at(x, y, channels - 1) = input.at(x, y, channels - 1);
+            for (int x = 0; x < shape.width; ++x) constant.at(x, y, channels - 1) = input.at(x, y, channels - 1);
         const FilterSpec spec = make_spec(mode, kernel, 2.0f, 15.0f);
         SCOPED_TRACE(describe(spec, shape));
         const FloatImage output = run_cpu(spec, constant);
@@ -151,8 +149,8 @@ TEST(BilateralCpu, HugeRangeSigmaIsGaussianBlur) {
         const float sigma_s = float(uniform_between(rng, 0.7, 2.5));
         const FilterSpec spec = make_spec(mode, kernel, sigma_s, 100000.0f);
         SCOPED_TRACE(describe(spec, shape));
-        const FloatImage expected = gaussian_blur(input, sigma_s, edgewise::effective_radius(spec),
-                                                  converts_to_lab(mode, channels));
+        const FloatImage expected =
+            gaussian_blur(input, sigma_s, edgewise::effective_radius(spec), converts_to_lab(mode, channels));
         const FloatImage output = run_cpu(spec, input);
         const Difference diff = max_difference(expected, output);
         EXPECT_LE(diff.max_abs, kTolerance) << diff.describe();
@@ -194,8 +192,7 @@ struct WindowCase {
 // Automatic radii of 1..5, and fixed radii with sigma_s both smaller and
 // larger than the window.
 const WindowCase kWindows[] = {{0, 0.5, 2.5}, {1, 0.5, 3.0}, {2, 0.5, 3.0}, {5, 0.8, 4.0}};
-const ImageShape kSizes[] = {{1, 1, 0},  {1, 37, 0},  {29, 1, 0},  {13, 7, 0},
-                             {17, 5, 0}, {31, 17, 0}, {113, 113, 0}};
+const ImageShape kSizes[] = {{1, 1, 0}, {1, 37, 0}, {29, 1, 0}, {13, 7, 0}, {17, 5, 0}, {31, 17, 0}, {113, 113, 0}};
 
 using SweepParam = std::tuple<RangeKernel, ColorMode, int>;
 
@@ -217,8 +214,8 @@ TEST_P(BilateralReferenceSweep, MatchesReference) {
 
 std::string sweep_name(const ::testing::TestParamInfo<SweepParam>& info) {
   std::string name = std::string(edgewise::to_string(std::get<0>(info.param))) + "_" +
-                     edgewise::to_string(std::get<1>(info.param)) + "_" +
-                     std::to_string(std::get<2>(info.param)) + "ch";
+                     edgewise::to_string(std::get<1>(info.param)) + "_" + std::to_string(std::get<2>(info.param)) +
+                     "ch";
   for (char& ch : name)
     if (ch == '-') ch = '_';
   return name;
@@ -231,19 +228,26 @@ INSTANTIATE_TEST_SUITE_P(AllKernelsModesChannels, BilateralReferenceSweep,
 
 // ---------------------------------------------------------------------------
 
-TEST(BilateralCpu, BackendFactoryMatchesReference) {
+// The CPU entry of the backend list, driven by the executor directly.
+TEST(BilateralCpu, BackendListEntryMatchesReference) {
   EW_SEEDED_RNG(rng);
-  std::unique_ptr<edgewise::Backend> backend = edgewise::make_cpu_backend({});
-  ASSERT_TRUE(backend);
+  const edgewise::BackendProvider* cpu = edgewise::find_backend(edgewise::installed_backends(), "cpu");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_TRUE(cpu->is_fallback());
+  std::string description;
+  EXPECT_TRUE(cpu->usable(description));
+  std::unique_ptr<edgewise::Backend> backend = cpu->make({});
   EXPECT_FALSE(backend->name().empty());
   for (int channels : kChannelCounts)
     for (ColorMode mode : kModes) {
       const ImageShape shape{37, 23, channels};
       FloatImage input = random_image(rng, shape, {false, Alpha::with_zeros});
       const FilterSpec spec = make_spec(mode, RangeKernel::gaussian, 1.7f, 25.0f);
-      const edgewise::Plan plan = edgewise::make_plan(spec, shape);
+      const std::unique_ptr<edgewise::Plan> plan = edgewise::make_plan(spec, shape);
       FloatImage source = input, output(shape);
-      backend->run_pass(plan, source, output, {}, 0.0, 1.0);
+      edgewise::StreamInput in(source, shape);
+      edgewise::StreamOutput out(output, shape);
+      edgewise::execute(*plan, *backend, in, out, {}, {});
       expect_matches_reference(spec, input, output);
     }
 }
@@ -330,8 +334,9 @@ TEST(BilateralCpu, IterationsMatchRepeatedReference) {
 }
 
 // Every output pixel sees the same padded neighbourhood whatever the band
-// height, so the result must not change by a single bit; iterations > 1 read
-// and write the intermediate in place, which is where a band-order bug shows.
+// height, so the result must not change by a single bit; iterations > 1 run
+// as passes within each band (a halo of iterations x radius rows), which is
+// where a band-edge bug shows. Bands are at least that halo tall.
 TEST(BilateralCpu, BandHeightDoesNotChangeOutput) {
   EW_SEEDED_RNG(rng);
   struct Case {
@@ -340,12 +345,9 @@ TEST(BilateralCpu, BandHeightDoesNotChangeOutput) {
     int channels, radius, iterations;
   };
   const Case cases[] = {
-      {ColorMode::rgb, RangeKernel::gaussian, 3, 0, 1},
-      {ColorMode::per_channel, RangeKernel::tukey, 4, 2, 1},
-      {ColorMode::lab, RangeKernel::gaussian, 4, 3, 1},
-      {ColorMode::rgb, RangeKernel::gaussian, 4, 3, 3},
-      {ColorMode::lab, RangeKernel::lorentz, 3, 0, 3},
-      {ColorMode::per_channel, RangeKernel::huber, 2, 5, 3},
+      {ColorMode::rgb, RangeKernel::gaussian, 3, 0, 1}, {ColorMode::per_channel, RangeKernel::tukey, 4, 2, 1},
+      {ColorMode::lab, RangeKernel::gaussian, 4, 3, 1}, {ColorMode::rgb, RangeKernel::gaussian, 4, 3, 3},
+      {ColorMode::lab, RangeKernel::lorentz, 3, 0, 3},  {ColorMode::per_channel, RangeKernel::huber, 2, 5, 3},
       {ColorMode::lab, RangeKernel::huber, 4, 1, 2},
   };
   for (const Case& test : cases) {
@@ -354,15 +356,15 @@ TEST(BilateralCpu, BandHeightDoesNotChangeOutput) {
     const FilterSpec spec = make_spec(test.mode, test.kernel, 1.5f, 25.0f, test.radius, test.iterations);
     SCOPED_TRACE(describe(spec, shape));
     RunOptions whole;
-    whole.plan_options.band_rows = shape.height;
+    whole.band_rows = shape.height;
     const FloatImage expected = run_cpu(spec, input, whole);
     for (int band_rows : {1, 2, 3, 7, 64}) {
       RunOptions options;
-      options.plan_options.band_rows = band_rows;
+      options.band_rows = band_rows;
       const FloatImage output = run_cpu(spec, input, options);
       EXPECT_TRUE(bit_identical(expected, output))
-          << "band_rows " << band_rows << " differs from whole-height bands: "
-          << max_difference(expected, output).describe();
+          << "band_rows " << band_rows
+          << " differs from whole-height bands: " << max_difference(expected, output).describe();
     }
     expect_matches_reference(spec, input, expected);
   }
@@ -380,7 +382,7 @@ TEST(BilateralCpu, ThreadCountDoesNotChangeOutput) {
       one.backend_options.threads = 1;
       two.backend_options.threads = 2;
       // Small bands so both threads get several rows of several bands.
-      one.plan_options.band_rows = two.plan_options.band_rows = 9;
+      one.band_rows = two.band_rows = 9;
       const FloatImage a = run_cpu(spec, input, one), b = run_cpu(spec, input, two);
       EXPECT_TRUE(bit_identical(a, b)) << max_difference(a, b).describe();
     }
@@ -390,14 +392,17 @@ TEST(BilateralCpu, InvalidSpecOrShapeThrows) {
   FloatImage image(ImageShape{4, 4, 3});
   FloatImage output(ImageShape{4, 4, 3});
   RunOptions options;
-  options.backend = BackendChoice::cpu;
-  FilterSpec bad;
-  bad.sigma_s = -1.0f;
+  options.backend = "cpu";
+  // Each value alone is checked as it is set; these two only together.
+  FilterSpec bad(edgewise::adaptive_filter());
+  ASSERT_EQ(edgewise::set_param(bad, "adapt-min", 0.5), "");
+  ASSERT_EQ(edgewise::set_param(bad, "adapt-max", 0.1), "");
   EXPECT_THROW(edgewise::run_filter(bad, image.shape(), image, output, options), std::invalid_argument);
-  EXPECT_THROW(edgewise::run_filter(FilterSpec{}, ImageShape{4, 4, 5}, image, output, options),
-               std::invalid_argument);
-  EXPECT_THROW(edgewise::run_filter(FilterSpec{}, ImageShape{0, 4, 3}, image, output, options),
-               std::invalid_argument);
+  options.backend = "gpu";
+  EXPECT_THROW(edgewise::run_filter(FilterSpec{}, image.shape(), image, output, options), std::invalid_argument);
+  options.backend = "cpu";
+  EXPECT_THROW(edgewise::run_filter(FilterSpec{}, ImageShape{4, 4, 5}, image, output, options), std::invalid_argument);
+  EXPECT_THROW(edgewise::run_filter(FilterSpec{}, ImageShape{0, 4, 3}, image, output, options), std::invalid_argument);
 }
 
 }  // namespace

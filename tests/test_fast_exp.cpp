@@ -1,7 +1,8 @@
 // The exponential every weight is built from (core/fast_exp.h: 2^x, with
 // log2(e) folded into the plan's tables), scalar and in 8 SIMD lanes, against
 // std::exp2 in double; the range kernels of core/range_kernels.h and the tap
-// weights of core/bilateral.h + the plan against the formulas in the issue.
+// weights of core/filters/bilateral_math.h + the plan against the formulas in
+// the issue.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 // for, as in the CPU backend's row kernels.
 #define EW_LANE_WIDTH 8
 #include "bilateral.h"
+#include "bilateral_math.h"
 #include "fast_exp.h"
 #include "lanes.h"
 #include "plan.h"
@@ -71,8 +73,8 @@ void expect_relative_error_below(const std::vector<float>& inputs, const std::ve
     }
   }
   EXPECT_LE(worst, kRelativeTolerance) << what << ": worst relative error at t = " << worst_t;
-  std::cout << "[  INFO    ] " << what << ": max relative error " << worst << " at t = " << worst_t
-            << " over " << inputs.size() << " inputs" << std::endl;
+  std::cout << "[  INFO    ] " << what << ": max relative error " << worst << " at t = " << worst_t << " over "
+            << inputs.size() << " inputs" << std::endl;
 }
 
 TEST(FastExp, ScalarMatchesStdExp2) {
@@ -126,8 +128,8 @@ TEST(FastExp, NaturalExponentialOverIssueRange) {
 // come out as a tiny finite number (2^-125 ~ 2.4e-38) or zero, never NaN,
 // infinity or a wrapped exponent.
 TEST(FastExp, VeryNegativeInputsGiveTinyFiniteValues) {
-  const std::vector<float> inputs = {-125.0f,  -125.5f, -126.0f, -127.0f, -150.0f, -200.0f,
-                                     -1000.0f, -1e20f,  -FLT_MAX, -std::numeric_limits<float>::infinity()};
+  const std::vector<float> inputs = {-125.0f, -125.5f,  -126.0f, -127.0f,  -150.0f,
+                                     -200.0f, -1000.0f, -1e20f,  -FLT_MAX, -std::numeric_limits<float>::infinity()};
   const double ceiling = std::exp2(-125.0) * (1.0 + kRelativeTolerance);
   const std::vector<float> lane_outputs = in_lanes(inputs, [](Lanes t) { return edgewise::exp2_poly(t); });
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -193,45 +195,56 @@ double plain_tolerance(double) { return kRelativeTolerance; }
 double gaussian_tolerance(double q) { return exp2_tolerance(0.5 * q * 1.4426950408889634, 2); }
 
 TEST(RangeKernels, GaussianMatchesFormula) {
-  check_kernel("gaussian", gaussian, [](float q) { return edgewise::range_gaussian(q); },
-               [](Lanes q) { return edgewise::range_gaussian(q); }, gaussian_tolerance);
+  check_kernel(
+      "gaussian", gaussian, [](float q) { return edgewise::range_gaussian(q); },
+      [](Lanes q) { return edgewise::range_gaussian(q); }, gaussian_tolerance);
 }
 
 TEST(RangeKernels, TukeyMatchesFormula) {
-  check_kernel("tukey", tukey, [](float q) { return edgewise::range_tukey(q); },
-               [](Lanes q) { return edgewise::range_tukey(q); }, plain_tolerance);
+  check_kernel(
+      "tukey", tukey, [](float q) { return edgewise::range_tukey(q); },
+      [](Lanes q) { return edgewise::range_tukey(q); }, plain_tolerance);
   // Exactly zero outside the support, so out-of-range taps cost nothing.
   for (float q : {1.0f, 1.0001f, 2.0f, 1e10f}) EXPECT_EQ(edgewise::range_tukey(q), 0.0f) << q;
   EXPECT_EQ(edgewise::range_tukey(0.0f), 0.5f);
 }
 
 TEST(RangeKernels, LorentzMatchesFormula) {
-  check_kernel("lorentz", lorentz, [](float q) { return edgewise::range_lorentz(q); },
-               [](Lanes q) { return edgewise::range_lorentz(q); }, plain_tolerance);
+  check_kernel(
+      "lorentz", lorentz, [](float q) { return edgewise::range_lorentz(q); },
+      [](Lanes q) { return edgewise::range_lorentz(q); }, plain_tolerance);
   EXPECT_EQ(edgewise::range_lorentz(0.0f), 1.0f);
 }
 
 TEST(RangeKernels, HuberMatchesFormula) {
-  check_kernel("huber", huber, [](float q) { return edgewise::range_huber(q); },
-               [](Lanes q) { return edgewise::range_huber(q); }, plain_tolerance);
+  check_kernel(
+      "huber", huber, [](float q) { return edgewise::range_huber(q); },
+      [](Lanes q) { return edgewise::range_huber(q); }, plain_tolerance);
   // q = 0 goes through 1/sqrt(0) = inf; the result must be exactly 1.
   for (float q : {0.0f, 1e-30f, 0.25f, 1.0f}) EXPECT_EQ(edgewise::range_huber(q), 1.0f) << q;
   const Lanes one = edgewise::range_huber(Lanes{});
   for (int k = 0; k < 8; ++k) EXPECT_EQ(one[k], 1.0f);
 }
 
-float tap_weight(edgewise::RangeKernel kernel, float spatial_term, float d2, float coefficient) {
+// One channel's tap weight as the backends compute it: plain_weight on
+// samples scaled by the plan's scale.
+float tap_weight(edgewise::RangeKernel kernel, float spatial_term, float difference, float scale) {
   using edgewise::RangeKernel;
+  const float neighbour = difference * scale, centre = 0.0f;
   switch (kernel) {
-    case RangeKernel::gaussian: return edgewise::tap_weight<RangeKernel::gaussian>(spatial_term, d2, coefficient);
-    case RangeKernel::tukey: return edgewise::tap_weight<RangeKernel::tukey>(spatial_term, d2, coefficient);
-    case RangeKernel::lorentz: return edgewise::tap_weight<RangeKernel::lorentz>(spatial_term, d2, coefficient);
-    case RangeKernel::huber: return edgewise::tap_weight<RangeKernel::huber>(spatial_term, d2, coefficient);
+    case RangeKernel::gaussian:
+      return edgewise::plain_weight<RangeKernel::gaussian, 1, true>(spatial_term, &neighbour, &centre, 0);
+    case RangeKernel::tukey:
+      return edgewise::plain_weight<RangeKernel::tukey, 1, true>(spatial_term, &neighbour, &centre, 0);
+    case RangeKernel::lorentz:
+      return edgewise::plain_weight<RangeKernel::lorentz, 1, true>(spatial_term, &neighbour, &centre, 0);
+    case RangeKernel::huber:
+      return edgewise::plain_weight<RangeKernel::huber, 1, true>(spatial_term, &neighbour, &centre, 0);
   }
   return NAN;
 }
 
-// The plan's tables and tap_weight() together give the issue's weight
+// The plan's tables and scale with the shared weight give the issue's weight
 // exp(-|p-q|^2 / (2 sigma_s^2)) * R(d), with d in code values (0..1 samples
 // times 255) or in Delta E (lab).
 TEST(RangeKernels, PlanTapWeightsMatchFormula) {
@@ -241,12 +254,14 @@ TEST(RangeKernels, PlanTapWeightsMatchFormula) {
     for (ColorMode mode : {ColorMode::rgb, ColorMode::lab})
       for (float sigma_s : {0.6f, 2.0f, 7.5f})
         for (float sigma_r : {0.5f, 12.0f, 45.0f, 1000.0f}) {
-          edgewise::FilterSpec spec;
-          spec.kernel = kernel;
-          spec.mode = mode;
-          spec.sigma_s = sigma_s;
-          spec.sigma_r = sigma_r;
-          const edgewise::Plan plan = edgewise::make_plan(spec, edgewise::ImageShape{16, 16, 3});
+          edgewise::BilateralParameters parameters;
+          parameters.kernel = kernel;
+          parameters.mode = mode;
+          parameters.sigma_s = sigma_s;
+          parameters.sigma_r = sigma_r;
+          const auto planned =
+              edgewise::make_plan(edgewise::bilateral_spec(parameters), edgewise::ImageShape{16, 16, 3});
+          const auto& plan = static_cast<const edgewise::BilateralPlan&>(*planned);
           const double unit = mode == ColorMode::lab ? 1.0 : 255.0;
           // Differences in working units: 0..1 samples, or Delta E in Lab.
           const double max_difference = mode == ColorMode::lab ? 150.0 : 1.0;
@@ -255,23 +270,21 @@ TEST(RangeKernels, PlanTapWeightsMatchFormula) {
             for (int dx = -r; dx <= r; ++dx)
               for (int k = 0; k <= 64; ++k) {
                 const double difference = max_difference * k / 64.0;
-                const float d2 = float(difference * difference);
-                const double x = unit * std::sqrt(double(d2));  // in sigma_r's units
-                const double spatial = std::exp(-double(dx * dx + dy * dy) /
-                                                (2.0 * double(sigma_s) * double(sigma_s)));
-                const double expected =
-                    spatial * (kernel == RangeKernel::gaussian ? gaussian(x / double(sigma_r))
-                               : kernel == RangeKernel::tukey  ? tukey(x / double(sigma_r))
-                               : kernel == RangeKernel::lorentz ? lorentz(x / double(sigma_r))
-                                                                : huber(x / double(sigma_r)));
-                const float got = tap_weight(kernel, plan.spatial_term[size_t((dy + r) * plan.window() + (dx + r))],
-                                             d2, plan.params.range_coefficient);
-                // Gaussian: one 2^t whose float exponent took four roundings
-                // (table, coefficient, product, difference). Others: a float
-                // spatial factor times a few float operations.
+                const float d = float(difference);
+                const double x = unit * double(d);  // in sigma_r's units
+                const double spatial = std::exp(-double(dx * dx + dy * dy) / (2.0 * double(sigma_s) * double(sigma_s)));
+                const double expected = spatial * (kernel == RangeKernel::gaussian  ? gaussian(x / double(sigma_r))
+                                                   : kernel == RangeKernel::tukey   ? tukey(x / double(sigma_r))
+                                                   : kernel == RangeKernel::lorentz ? lorentz(x / double(sigma_r))
+                                                                                    : huber(x / double(sigma_r)));
+                const float got = tap_weight(kernel, plan.spatial_term[size_t((dy + r) * plan.window() + (dx + r))], d,
+                                             plan.params.scale);
+                // Gaussian: one 2^t whose float exponent took five roundings
+                // (table, coefficient, its square root, the scaled sample,
+                // the FMA). Others: a float spatial factor times a few float
+                // operations.
                 const double t = std::log2(expected);
-                const double relative = kernel == RangeKernel::gaussian ? exp2_tolerance(t, 4)
-                                                                        : 4 * kRelativeTolerance;
+                const double relative = kernel == RangeKernel::gaussian ? exp2_tolerance(t, 5) : 4 * kRelativeTolerance;
                 if (t < -125.0 + 1e-3) {
                   // Past the clamp: negligible, but finite and tiny.
                   ASSERT_TRUE(std::isfinite(got) && got >= 0.0f && got <= 2.36e-38f)
@@ -281,16 +294,10 @@ TEST(RangeKernels, PlanTapWeightsMatchFormula) {
                 // Near Tukey's cut-off (1 - q) loses relative precision; the
                 // absolute error there stays tiny next to the spatial weight.
                 ASSERT_NEAR(got, expected, relative * expected + 2e-7 * spatial)
-                    << edgewise::to_string(kernel) << " " << edgewise::to_string(mode) << " sigma_s "
-                    << sigma_s << " sigma_r " << sigma_r << " dx " << dx << " dy " << dy << " d "
-                    << difference;
+                    << edgewise::to_string(kernel) << " " << edgewise::to_string(mode) << " sigma_s " << sigma_s
+                    << " sigma_r " << sigma_r << " dx " << dx << " dy " << dy << " d " << difference;
               }
         }
-}
-
-TEST(RangeKernels, ZeroWeightKeepsCentre) {
-  EXPECT_EQ(edgewise::normalise(0.0f, 0.0f, 0.25f), 0.25f);
-  EXPECT_FLOAT_EQ(edgewise::normalise(1.5f, 3.0f, 0.25f), 0.5f);
 }
 
 }  // namespace

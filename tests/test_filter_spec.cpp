@@ -1,21 +1,27 @@
-// The one validator and the parameter table generated from params.def: every
-// bad value is refused with a message that names the flag, the value and the
-// allowed range, and the table agrees with FilterSpec's defaults.
+// The one validator and the parameter tables generated from the .def lists:
+// every bad value is refused with a message that names the flag, the value
+// and the allowed range, and each table agrees with its typed struct's
+// defaults. Run over every filter of the built-in registry.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bilateral.h"
+#include "filter_registry.h"
 #include "filter_spec.h"
 
 namespace {
 
+using edgewise::BilateralParameters;
 using edgewise::ColorMode;
+using edgewise::FilterInfo;
 using edgewise::FilterSpec;
 using edgewise::ParamInfo;
 using edgewise::RangeKernel;
@@ -32,14 +38,25 @@ std::string number_text(double value) {
   return out.str();
 }
 
+const std::vector<const FilterInfo*>& filters() { return edgewise::builtin_registry().filters(); }
+
+// Every (filter, parameter) pair of the built-in registry.
+void for_each_param(const std::function<void(const FilterInfo&, const ParamInfo&)>& visit) {
+  for (const FilterInfo* filter : filters())
+    for (const ParamInfo* info : filter->params()) {
+      SCOPED_TRACE(std::string(filter->name) + " --" + info->cli_flag);
+      visit(*filter, *info);
+    }
+}
+
 void expect_names_flag_value_and_range(const std::string& message, const ParamInfo& info,
                                        const std::string& value_text) {
   SCOPED_TRACE("message: \"" + message + "\"");
   EXPECT_FALSE(message.empty());
   EXPECT_NE(message.find(info.cli_flag), std::string::npos) << "flag missing";
   EXPECT_NE(lower(message).find(lower(value_text)), std::string::npos) << "value " << value_text << " missing";
-  if (info.is_enum) {
-    for (const char* token : info.tokens)
+  if (info.is_enum()) {
+    for (const std::string& token : info.tokens)
       EXPECT_NE(message.find(token), std::string::npos) << "choice " << token << " missing";
   } else {
     EXPECT_NE(message.find(number_text(info.hard_min)), std::string::npos) << "minimum missing";
@@ -50,30 +67,36 @@ void expect_names_flag_value_and_range(const std::string& message, const ParamIn
 // Values just outside each hard bound, far outside, and not numbers at all.
 std::vector<double> out_of_range_values(const ParamInfo& info) {
   const double span = std::max(1.0, info.hard_max - info.hard_min);
-  std::vector<double> values = {info.hard_min - 1.0, info.hard_max + 1.0,
-                                info.hard_min - span, info.hard_max + span,
+  std::vector<double> values = {info.hard_min - 1.0,
+                                info.hard_max + 1.0,
+                                info.hard_min - span,
+                                info.hard_max + span,
                                 std::numeric_limits<double>::quiet_NaN(),
                                 std::numeric_limits<double>::infinity(),
                                 -std::numeric_limits<double>::infinity()};
   // Just below a positive minimum (sigma 0.05 < 0.1), and just above the
   // maximum for floats.
   if (info.hard_min > 0) values.push_back(info.hard_min / 2);
-  if (!info.is_integer) values.push_back(info.hard_max * 1.001);
+  if (!info.is_integer()) values.push_back(info.hard_max * 1.001);
   return values;
 }
 
 TEST(FilterSpec, DefaultsAreValid) {
   EXPECT_EQ(edgewise::validate(FilterSpec{}), "");
+  EXPECT_EQ(&FilterSpec{}.filter(), &edgewise::builtin_registry().default_filter());
+  for (const FilterInfo* filter : filters()) EXPECT_EQ(edgewise::validate(FilterSpec(*filter)), "") << filter->name;
 }
 
-TEST(FilterSpec, ParamTableMatchesDefaults) {
-  const FilterSpec defaults;
-  const auto& table = edgewise::param_table();
-  ASSERT_FALSE(table.empty());
-  for (const ParamInfo& info : table) {
-    SCOPED_TRACE(info.cli_flag);
-    EXPECT_EQ(edgewise::find_param(info.cli_flag), &info);
-    EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), info.default_value);
+TEST(FilterSpec, TablesMatchTheTypedDefaults) {
+  // The typed structs are generated from the same lists: a spec built from
+  // default-constructed structs holds each table's default.
+  const FilterSpec from_structs = edgewise::adaptive_spec(BilateralParameters{}, edgewise::AdaptiveParameters{});
+  for_each_param([&](const FilterInfo& filter, const ParamInfo& info) {
+    const FilterSpec defaults(filter);
+    EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), double(float(info.default_value)));
+    EXPECT_EQ(edgewise::get_param(from_structs, info.cli_flag), edgewise::get_param(defaults, info.cli_flag));
+    EXPECT_EQ(filter.find_param(info.cli_flag), &info);
+    EXPECT_EQ(edgewise::builtin_registry().find_param(info.cli_flag), &info) << "one definition per flag";
     EXPECT_FALSE(info.label.empty());
     EXPECT_TRUE(info.help && info.help[0]);
     EXPECT_LE(info.hard_min, info.default_value);
@@ -81,23 +104,23 @@ TEST(FilterSpec, ParamTableMatchesDefaults) {
     EXPECT_LE(info.hard_min, info.slider_min);
     EXPECT_LE(info.slider_min, info.slider_max);
     EXPECT_GE(info.hard_max, info.slider_max);
-    if (info.is_enum) {
+    if (info.is_enum()) {
       ASSERT_FALSE(info.tokens.empty());
       EXPECT_EQ(info.hard_max, double(info.tokens.size() - 1));
-      ASSERT_NE(info.default_token, nullptr);
-      EXPECT_STREQ(info.default_token, info.tokens.at(size_t(info.default_value)));
+      EXPECT_EQ(info.default_token, info.tokens.at(size_t(info.default_value)));
     }
-  }
-  EXPECT_STREQ(edgewise::to_string(defaults.mode), edgewise::find_param("mode")->default_token);
-  EXPECT_STREQ(edgewise::to_string(defaults.kernel), edgewise::find_param("kernel")->default_token);
+  });
+  const BilateralParameters defaults;
+  EXPECT_STREQ(edgewise::to_string(defaults.mode), FilterSpec{}.filter().find_param("mode")->default_token.c_str());
+  EXPECT_STREQ(edgewise::to_string(defaults.kernel), FilterSpec{}.filter().find_param("kernel")->default_token.c_str());
 }
 
-// The dialog builds its rows from both tables: every label has one access
+// The dialog builds its rows from every group: every label has one access
 // key, and no two parameters share one.
 TEST(FilterSpec, MnemonicsAreUnique) {
   std::string keys;
-  for (const auto* table : {&edgewise::param_table(), &edgewise::adaptive_param_table()})
-    for (const ParamInfo& info : *table) {
+  for (const edgewise::ParamGroup* group : edgewise::builtin_registry().groups())
+    for (const ParamInfo& info : group->params) {
       SCOPED_TRACE(info.cli_flag);
       EXPECT_FALSE(info.label.empty());
       EXPECT_EQ(info.label.find('_'), std::string::npos);
@@ -110,66 +133,72 @@ TEST(FilterSpec, MnemonicsAreUnique) {
     }
 }
 
-// The spellings the issue names, in the PDB order of the enums.
+// The spellings the CLI and the PDB promise, in the enums' order.
 TEST(FilterSpec, EnumTokensFollowEnumOrder) {
-  const ParamInfo* mode = edgewise::find_param("mode");
-  const ParamInfo* kernel = edgewise::find_param("kernel");
+  const FilterInfo& bilateral = edgewise::bilateral_filter();
+  const ParamInfo* mode = bilateral.find_param("mode");
+  const ParamInfo* kernel = bilateral.find_param("kernel");
   ASSERT_TRUE(mode && kernel);
-  EXPECT_STREQ(mode->tokens.at(size_t(ColorMode::per_channel)), "per-channel");
-  EXPECT_STREQ(mode->tokens.at(size_t(ColorMode::rgb)), "rgb");
-  EXPECT_STREQ(mode->tokens.at(size_t(ColorMode::lab)), "lab");
-  EXPECT_STREQ(kernel->tokens.at(size_t(RangeKernel::gaussian)), "gaussian");
-  EXPECT_STREQ(kernel->tokens.at(size_t(RangeKernel::tukey)), "tukey");
-  EXPECT_STREQ(kernel->tokens.at(size_t(RangeKernel::lorentz)), "lorentz");
-  EXPECT_STREQ(kernel->tokens.at(size_t(RangeKernel::huber)), "huber");
+  EXPECT_EQ(mode->tokens.at(size_t(ColorMode::per_channel)), "per-channel");
+  EXPECT_EQ(mode->tokens.at(size_t(ColorMode::rgb)), "rgb");
+  EXPECT_EQ(mode->tokens.at(size_t(ColorMode::lab)), "lab");
+  EXPECT_EQ(kernel->tokens.at(size_t(RangeKernel::gaussian)), "gaussian");
+  EXPECT_EQ(kernel->tokens.at(size_t(RangeKernel::tukey)), "tukey");
+  EXPECT_EQ(kernel->tokens.at(size_t(RangeKernel::lorentz)), "lorentz");
+  EXPECT_EQ(kernel->tokens.at(size_t(RangeKernel::huber)), "huber");
 }
 
 TEST(FilterSpec, OutOfRangeValuesAreRefusedByName) {
-  for (const ParamInfo& info : edgewise::param_table())
+  for_each_param([](const FilterInfo& filter, const ParamInfo& info) {
     for (double value : out_of_range_values(info)) {
-      SCOPED_TRACE(std::string(info.cli_flag) + " = " + number_text(value));
-      FilterSpec spec;
+      SCOPED_TRACE(number_text(value));
+      FilterSpec spec(filter);
       const double before = edgewise::get_param(spec, info.cli_flag);
       const std::string message = edgewise::set_param(spec, info.cli_flag, value);
       expect_names_flag_value_and_range(message, info, number_text(value));
       EXPECT_EQ(edgewise::get_param(spec, info.cli_flag), before) << "refused value was stored";
       EXPECT_EQ(edgewise::validate(spec), "");
     }
+  });
 }
 
 TEST(FilterSpec, HardBoundsAreAccepted) {
-  for (const ParamInfo& info : edgewise::param_table())
+  for_each_param([](const FilterInfo& filter, const ParamInfo& info) {
     for (double value : {info.hard_min, info.hard_max}) {
-      SCOPED_TRACE(std::string(info.cli_flag) + " = " + number_text(value));
-      FilterSpec spec;
+      SCOPED_TRACE(number_text(value));
+      FilterSpec spec(filter);
+      // adapt-min and adapt-max each take their whole range when the other allows it.
+      if (spec.has("adapt-max")) edgewise::set_param(spec, "adapt-max", 10.0);
+      if (std::string(info.cli_flag) == "adapt-max") edgewise::set_param(spec, "adapt-min", 0.0001);
       EXPECT_EQ(edgewise::set_param(spec, info.cli_flag, value), "");
-      // Float fields hold the bound rounded to float, which must still pass.
+      // Real parameters hold the bound rounded to float, which must still pass.
       EXPECT_EQ(float(edgewise::get_param(spec, info.cli_flag)), float(value));
       EXPECT_EQ(edgewise::validate(spec), "");
       std::ostringstream text;
       text.precision(17);
       text << value;
-      FilterSpec from_text;
-      if (!info.is_enum) {
+      FilterSpec from_text(filter);
+      if (!info.is_enum()) {
         EXPECT_EQ(edgewise::set_param(from_text, info.cli_flag, text.str()), "");
       }
     }
+  });
 }
 
 TEST(FilterSpec, NonIntegerValuesOfIntegerParamsAreRefused) {
-  for (const ParamInfo& info : edgewise::param_table()) {
-    if (!info.is_integer) continue;
+  for_each_param([](const FilterInfo& filter, const ParamInfo& info) {
+    if (!info.is_integer()) return;
     for (double value : {info.hard_min + 0.5, info.hard_max - 0.25, info.default_value + 1e-9}) {
-      SCOPED_TRACE(std::string(info.cli_flag) + " = " + number_text(value));
-      FilterSpec spec;
+      SCOPED_TRACE(number_text(value));
+      FilterSpec spec(filter);
       const std::string message = edgewise::set_param(spec, info.cli_flag, value);
       EXPECT_FALSE(message.empty());
-      if (!info.is_enum) {
+      if (!info.is_enum()) {
         expect_names_flag_value_and_range(message, info, number_text(value));
         EXPECT_NE(message.find("integer"), std::string::npos) << message;
       }
     }
-  }
+  });
   FilterSpec spec;
   const std::string message = edgewise::set_param(spec, "radius", 2.5);
   EXPECT_NE(message.find("radius"), std::string::npos) << message;
@@ -177,67 +206,69 @@ TEST(FilterSpec, NonIntegerValuesOfIntegerParamsAreRefused) {
   EXPECT_NE(message.find("integer"), std::string::npos) << message;
 }
 
-// validate() on a struct filled directly (as a front end or a deserialiser
-// might) gives the same kind of message as set_param.
-TEST(FilterSpec, ValidateNamesTheBadField) {
+// Typed values filled directly (as code does, or a deserialiser might)
+// become a spec only through the validator, with the same message.
+TEST(FilterSpec, TypedValuesAreValidatedByName) {
   struct Case {
     const char* flag;
-    void (*spoil)(FilterSpec&);
+    void (*spoil)(BilateralParameters&);
     const char* value_text;
   };
   const Case cases[] = {
-      {"sigma-s", [](FilterSpec& s) { s.sigma_s = 0.05f; }, "0.05"},
-      {"sigma-s", [](FilterSpec& s) { s.sigma_s = 100.5f; }, "100.5"},
-      {"sigma-s", [](FilterSpec& s) { s.sigma_s = std::nanf(""); }, "nan"},
-      {"sigma-s", [](FilterSpec& s) { s.sigma_s = -3.0f; }, "-3"},
-      {"radius", [](FilterSpec& s) { s.radius = -1; }, "-1"},
-      {"radius", [](FilterSpec& s) { s.radius = 129; }, "129"},
-      {"sigma-r", [](FilterSpec& s) { s.sigma_r = 0.0f; }, "0"},
-      {"sigma-r", [](FilterSpec& s) { s.sigma_r = 200000.0f; }, "200000"},
-      {"sigma-r", [](FilterSpec& s) { s.sigma_r = INFINITY; }, "inf"},
-      {"iterations", [](FilterSpec& s) { s.iterations = 0; }, "0"},
-      {"iterations", [](FilterSpec& s) { s.iterations = 21; }, "21"},
-      {"mode", [](FilterSpec& s) { s.mode = static_cast<ColorMode>(3); }, "3"},
-      {"mode", [](FilterSpec& s) { s.mode = static_cast<ColorMode>(-1); }, "-1"},
-      {"kernel", [](FilterSpec& s) { s.kernel = static_cast<RangeKernel>(4); }, "4"},
+      {"sigma-s", [](BilateralParameters& s) { s.sigma_s = 0.05f; }, "0.05"},
+      {"sigma-s", [](BilateralParameters& s) { s.sigma_s = 100.5f; }, "100.5"},
+      {"sigma-s", [](BilateralParameters& s) { s.sigma_s = std::nanf(""); }, "nan"},
+      {"sigma-s", [](BilateralParameters& s) { s.sigma_s = -3.0f; }, "-3"},
+      {"radius", [](BilateralParameters& s) { s.radius = -1; }, "-1"},
+      {"radius", [](BilateralParameters& s) { s.radius = 129; }, "129"},
+      {"sigma-r", [](BilateralParameters& s) { s.sigma_r = 0.0f; }, "0"},
+      {"sigma-r", [](BilateralParameters& s) { s.sigma_r = 200000.0f; }, "200000"},
+      {"sigma-r", [](BilateralParameters& s) { s.sigma_r = INFINITY; }, "inf"},
+      {"iterations", [](BilateralParameters& s) { s.iterations = 0; }, "0"},
+      {"iterations", [](BilateralParameters& s) { s.iterations = 21; }, "21"},
+      {"mode", [](BilateralParameters& s) { s.mode = static_cast<ColorMode>(3); }, "3"},
+      {"mode", [](BilateralParameters& s) { s.mode = static_cast<ColorMode>(-1); }, "-1"},
+      {"kernel", [](BilateralParameters& s) { s.kernel = static_cast<RangeKernel>(4); }, "4"},
   };
   for (const Case& test : cases) {
     SCOPED_TRACE(std::string(test.flag) + " = " + test.value_text);
-    const ParamInfo* info = edgewise::find_param(test.flag);
+    const ParamInfo* info = edgewise::bilateral_filter().find_param(test.flag);
     ASSERT_NE(info, nullptr);
-    FilterSpec spec;
-    test.spoil(spec);
-    expect_names_flag_value_and_range(edgewise::validate(spec), *info, test.value_text);
+    BilateralParameters parameters;
+    test.spoil(parameters);
+    try {
+      edgewise::bilateral_spec(parameters);
+      ADD_FAILURE() << "accepted";
+    } catch (const std::invalid_argument& error) {
+      expect_names_flag_value_and_range(error.what(), *info, test.value_text);
+    }
   }
 }
 
 TEST(FilterSpec, UnknownEnumTokenListsTheChoices) {
-  for (const char* flag : {"mode", "kernel", "filter"}) {
-    const ParamInfo* info = edgewise::find_param(flag);
+  for (const char* flag : {"mode", "kernel"}) {
+    const ParamInfo* info = edgewise::bilateral_filter().find_param(flag);
     ASSERT_NE(info, nullptr) << flag;
     for (const char* bad : {"bogus", "RGB", "", "gauss"}) {
       SCOPED_TRACE(std::string(flag) + " '" + bad + "'");
       FilterSpec spec;
       const std::string message = edgewise::set_param(spec, flag, std::string(bad));
-      if (std::string(bad) == "RGB" || std::string(bad) == "gauss") {
-        // Spellings are exact, not case-folded or abbreviated.
-        EXPECT_FALSE(message.empty());
-      }
-      if (message.empty()) continue;
+      // Spellings are exact, not case-folded or abbreviated.
+      EXPECT_FALSE(message.empty());
       EXPECT_NE(message.find(flag), std::string::npos) << message;
       EXPECT_NE(message.find(std::string("'") + bad + "'"), std::string::npos) << message;
-      for (const char* token : info->tokens) EXPECT_NE(message.find(token), std::string::npos) << message;
+      for (const std::string& token : info->tokens) EXPECT_NE(message.find(token), std::string::npos) << message;
     }
   }
 }
 
 TEST(FilterSpec, EnumTokensAndIndicesSet) {
   for (const char* flag : {"mode", "kernel"}) {
-    const ParamInfo* info = edgewise::find_param(flag);
+    const ParamInfo* info = edgewise::bilateral_filter().find_param(flag);
     ASSERT_NE(info, nullptr);
     for (size_t i = 0; i < info->tokens.size(); ++i) {
       FilterSpec by_token, by_index;
-      EXPECT_EQ(edgewise::set_param(by_token, flag, std::string(info->tokens[i])), "");
+      EXPECT_EQ(edgewise::set_param(by_token, flag, info->tokens[i]), "");
       EXPECT_EQ(edgewise::set_param(by_index, flag, double(i)), "");
       EXPECT_EQ(edgewise::get_param(by_token, flag), double(i));
       EXPECT_EQ(edgewise::get_param(by_index, flag), double(i));
@@ -248,9 +279,9 @@ TEST(FilterSpec, EnumTokensAndIndicesSet) {
 TEST(FilterSpec, NumbersFromText) {
   FilterSpec spec;
   EXPECT_EQ(edgewise::set_param(spec, "sigma-s", std::string("2.5")), "");
-  EXPECT_FLOAT_EQ(spec.sigma_s, 2.5f);
+  EXPECT_FLOAT_EQ(edgewise::bilateral_parameters(spec).sigma_s, 2.5f);
   EXPECT_EQ(edgewise::set_param(spec, "radius", std::string("7")), "");
-  EXPECT_EQ(spec.radius, 7);
+  EXPECT_EQ(edgewise::bilateral_parameters(spec).radius, 7);
   for (const char* bad : {"abc", "", "2.5px", "1e"}) {
     const std::string message = edgewise::set_param(spec, "sigma-r", std::string(bad));
     EXPECT_NE(message.find("sigma-r"), std::string::npos) << message;
@@ -266,8 +297,32 @@ TEST(FilterSpec, UnknownFlagIsRefused) {
   FilterSpec spec;
   EXPECT_NE(edgewise::set_param(spec, "sigma", 1.0).find("sigma"), std::string::npos);
   EXPECT_FALSE(edgewise::set_param(spec, "no-such-flag", std::string("1")).empty());
-  EXPECT_EQ(edgewise::find_param("no-such-flag"), nullptr);
+  EXPECT_EQ(edgewise::builtin_registry().find_param("no-such-flag"), nullptr);
   EXPECT_TRUE(std::isnan(edgewise::get_param(spec, "no-such-flag")));
+  // A parameter of another filter is not this filter's.
+  EXPECT_NE(edgewise::set_param(spec, "adapt-k", 1.0).find("adapt-k"), std::string::npos);
+}
+
+// Switching filters keeps the values both filters have.
+TEST(FilterSpec, WithFilterKeepsSharedValues) {
+  FilterSpec bilateral;
+  ASSERT_EQ(edgewise::set_param(bilateral, "sigma-s", 4.5), "");
+  ASSERT_EQ(edgewise::set_param(bilateral, "mode", std::string("lab")), "");
+  const FilterSpec adaptive = edgewise::with_filter(bilateral, edgewise::adaptive_filter());
+  EXPECT_EQ(&adaptive.filter(), &edgewise::adaptive_filter());
+  EXPECT_EQ(adaptive.get("sigma-s"), 4.5);
+  EXPECT_EQ(adaptive.get("mode"), double(ColorMode::lab));
+  EXPECT_EQ(adaptive.get("adapt-k"), double(float(0.5)));
+  EXPECT_EQ(edgewise::with_filter(adaptive, edgewise::bilateral_filter()).values(), bilateral.values());
+}
+
+// Values that alone are fine but together are not.
+TEST(FilterSpec, AdaptiveBoundsMustBeOrdered) {
+  FilterSpec spec(edgewise::adaptive_filter());
+  ASSERT_EQ(edgewise::set_param(spec, "adapt-min", 0.5), "");
+  ASSERT_EQ(edgewise::set_param(spec, "adapt-max", 0.1), "");
+  EXPECT_NE(edgewise::validate(spec).find("adapt-min 0.5: must not exceed adapt-max 0.1"), std::string::npos)
+      << edgewise::validate(spec);
 }
 
 }  // namespace

@@ -35,12 +35,11 @@ using edgewise_dialog::PreviewRegion;
 using edgewise_dialog::PreviewResult;
 using edgewise_dialog::PreviewWorker;
 using edgewise_dialog::Rect;
-using edgewise_dialog::Settings;
 using edgewise_dialog::View;
 
 const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
 const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
-const BackendChoice kBackends[] = {BackendChoice::automatic, BackendChoice::cpu, BackendChoice::cuda};
+const char* const kBackends[] = {"auto", "cpu", "cuda"};
 
 // An 8-bit image as the CLI decodes it: random_image rounded to 8 bits.
 struct U8Image {
@@ -63,7 +62,7 @@ U8Image random_u8_image(std::mt19937_64& rng, const ImageShape& shape, Alpha alp
 std::vector<uint8_t> run_engine_u8(const FilterSpec& spec, U8Image& image) {
   std::vector<uint8_t> out(image.samples.size());
   RunOptions options;
-  options.backend = BackendChoice::cpu;
+  options.backend = "cpu";
   run_filter(spec, image.buffer(), {out.data(), image.shape, SampleType::u8, 0}, options);
   return out;
 }
@@ -135,9 +134,10 @@ FilterSpec random_spec(std::mt19937_64& rng, ColorMode mode, RangeKernel kernel,
   const float sigma_r = mode == ColorMode::lab ? 4.0f + 26.0f * unit(rng) : 8.0f + 52.0f * unit(rng);
   FilterSpec spec = make_spec(mode, kernel, sigma_s, sigma_r, radius, 1 + int(rng() % 3));
   if (adaptive) {
-    spec.filter = FilterKind::adaptive;
-    spec.adapt_k = 0.3f + unit(rng);
-    spec.adapt_eps = 0.05f * unit(rng);
+    AdaptiveParameters parameters;
+    parameters.adapt_k = 0.3f + unit(rng);
+    parameters.adapt_eps = 0.05f * unit(rng);
+    spec = adaptive_of(spec, parameters);
   }
   return spec;
 }
@@ -153,15 +153,37 @@ View random_view(std::mt19937_64& rng, double zoom) {
   return view;
 }
 
-Settings cpu_settings(const FilterSpec& spec) { return {spec, BackendChoice::cpu}; }
+Settings settings_for(const FilterSpec& spec, const char* backend) {
+  Settings settings;
+  settings.spec = spec;
+  settings.backend = backend;
+  return settings;
+}
+Settings cpu_settings(const FilterSpec& spec) { return settings_for(spec, "cpu"); }
 
 // ---------------------------------------------------------------- settings
 
 void expect_same_settings(const Settings& expected, const Settings& got) {
-  for (const auto* table : {&param_table(), &adaptive_param_table()})
-    for (const auto& info : *table)
-      EXPECT_EQ(get_param(expected.spec, info.cli_flag), get_param(got.spec, info.cli_flag)) << info.cli_flag;
+  ASSERT_EQ(&expected.spec.filter(), &got.spec.filter());
+  for (const ParamInfo* info : expected.spec.filter().params())
+    EXPECT_EQ(get_param(expected.spec, info->cli_flag), get_param(got.spec, info->cli_flag)) << info->cli_flag;
   EXPECT_EQ(expected.backend, got.backend);
+}
+
+// Sets adapt-min and adapt-max in order when the spec has them.
+void order_adaptive_bounds(FilterSpec& spec) {
+  if (!spec.has("adapt-min") || spec.get("adapt-min") <= spec.get("adapt-max")) return;
+  const double low = spec.get("adapt-max"), high = spec.get("adapt-min");
+  ASSERT_EQ(set_param(spec, "adapt-min", low), "");
+  ASSERT_EQ(set_param(spec, "adapt-max", high), "");
+}
+
+// Every (filter, parameter) of the built-in registry.
+std::vector<std::pair<const FilterInfo*, const ParamInfo*>> all_params() {
+  std::vector<std::pair<const FilterInfo*, const ParamInfo*>> pairs;
+  for (const FilterInfo* filter : builtin_registry().filters())
+    for (const ParamInfo* info : filter->params()) pairs.emplace_back(filter, info);
+  return pairs;
 }
 
 TEST(PreviewSettings, TextRoundTripsEveryEnumAndAwkwardFloats) {
@@ -169,40 +191,40 @@ TEST(PreviewSettings, TextRoundTripsEveryEnumAndAwkwardFloats) {
   // Values chosen per parameter from these when inside its hard range.
   const double awkward[] = {0.0, 1e-4, 0.002, 0.1, 0.3, 1.0 / 3.0, 2.5, 7.123456789, 99.99, 12345.678};
   int cases = 0;
-  for (int filter = 0; filter < 2; ++filter)
+  for (const FilterInfo* filter : builtin_registry().filters())
     for (ColorMode mode : kModes)
       for (RangeKernel kernel : kKernels)
-        for (BackendChoice backend : kBackends) {
-          Settings settings;
+        for (const char* backend : kBackends) {
+          Settings settings = default_settings(*filter);
           settings.backend = backend;
-          settings.spec.filter = FilterKind(filter);
-          settings.spec.mode = mode;
-          settings.spec.kernel = kernel;
-          for (const auto* table : {&param_table(), &adaptive_param_table()})
-            for (const auto& info : *table) {
-              if (info.is_enum) continue;
-              // The hard limits themselves are left to HardLimitsRoundTrip.
-              std::vector<double> candidates;
-              for (double value : awkward)
-                if (value > info.hard_min && value < info.hard_max) candidates.push_back(value);
-              double value = candidates[rng() % candidates.size()];
-              if (rng() % 3 == 0)  // or uniform inside the slider range
-                value = info.slider_min + (info.slider_max - info.slider_min) * double(rng() % 1000 + 1) / 1001.0;
-              if (info.is_integer) value = info.hard_min + double(rng() % size_t(info.slider_max - info.hard_min + 1));
-              ASSERT_EQ(set_param(settings.spec, info.cli_flag, value), "") << info.cli_flag << " " << value;
-            }
-          if (settings.spec.adapt_min > settings.spec.adapt_max)
-            std::swap(settings.spec.adapt_min, settings.spec.adapt_max);
-          if (cases % 5 == 0) settings.spec.radius = 0;
+          ASSERT_EQ(set_param(settings.spec, "mode", double(mode)), "");
+          ASSERT_EQ(set_param(settings.spec, "kernel", double(kernel)), "");
+          for (const ParamInfo* param : filter->params()) {
+            const ParamInfo& info = *param;
+            if (info.is_enum()) continue;
+            // The hard limits themselves are left to HardLimitsRoundTrip.
+            std::vector<double> candidates;
+            for (double value : awkward)
+              if (value > info.hard_min && value < info.hard_max) candidates.push_back(value);
+            double value = candidates[rng() % candidates.size()];
+            if (rng() % 3 == 0)  // or uniform inside the slider range
+              value = info.slider_min + (info.slider_max - info.slider_min) * double(rng() % 1000 + 1) / 1001.0;
+            if (info.is_integer()) value = info.hard_min + double(rng() % size_t(info.slider_max - info.hard_min + 1));
+            ASSERT_EQ(set_param(settings.spec, info.cli_flag, value), "") << info.cli_flag << " " << value;
+          }
+          order_adaptive_bounds(settings.spec);
+          if (cases % 5 == 0) {
+            ASSERT_EQ(set_param(settings.spec, "radius", 0.0), "");
+          }
           ++cases;
-          const std::string text = edgewise_dialog::format_arguments(settings);
+          const std::string text = format_arguments(settings);
           SCOPED_TRACE(text);
           ASSERT_EQ(validate(settings.spec), "");
           Settings parsed;  // defaults, so every field must come from the text
-          parsed.backend = backend == BackendChoice::cpu ? BackendChoice::cuda : BackendChoice::cpu;
-          ASSERT_EQ(edgewise_dialog::parse_arguments(text, parsed), "");
+          parsed.backend = std::string(backend) == "cpu" ? "cuda" : "cpu";
+          ASSERT_EQ(parse_arguments(text, parsed), "");
           expect_same_settings(settings, parsed);
-          EXPECT_EQ(edgewise_dialog::format_arguments(parsed), text);
+          EXPECT_EQ(format_arguments(parsed), text);
         }
 }
 
@@ -210,63 +232,77 @@ TEST(PreviewSettings, TextRoundTripsEveryEnumAndAwkwardFloats) {
 TEST(PreviewSettings, RandomFloatsRoundTripBitExactly) {
   EW_SEEDED_RNG(rng);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (const auto* table : {&param_table(), &adaptive_param_table()})
-    for (const auto& info : *table) {
-      if (info.is_enum || info.is_integer) continue;
-      const double low = std::max(info.hard_min, 1e-3), high = info.hard_max;
-      for (int trial = 0; trial < 2000; ++trial) {
-        Settings settings;
-        settings.spec.adapt_max = 10.0f;
-        const float value = float(low * std::pow(high / low, unit(rng)));
-        if (!(value > info.hard_min && value < info.hard_max)) continue;
-        ASSERT_EQ(set_param(settings.spec, info.cli_flag, double(value)), "");
-        if (std::string(info.cli_flag) == "adapt-max") settings.spec.adapt_min = float(low);
-        Settings parsed;
-        const std::string text = edgewise_dialog::format_arguments(settings);
-        ASSERT_EQ(edgewise_dialog::parse_arguments(text, parsed), "") << text;
-        ASSERT_EQ(float(get_param(parsed.spec, info.cli_flag)), value) << text;
+  for (const auto& [filter, param] : all_params()) {
+    const ParamInfo& info = *param;
+    if (info.is_integer()) continue;
+    const double low = std::max(info.hard_min, 1e-3), high = info.hard_max;
+    for (int trial = 0; trial < 2000; ++trial) {
+      Settings settings = default_settings(*filter);
+      if (settings.spec.has("adapt-max")) {
+        ASSERT_EQ(set_param(settings.spec, "adapt-max", 10.0), "");
       }
+      if (std::string(info.cli_flag) == "adapt-max") {
+        ASSERT_EQ(set_param(settings.spec, "adapt-min", low), "");
+      }
+      const float value = float(low * std::pow(high / low, unit(rng)));
+      if (!(value > info.hard_min && value < info.hard_max)) continue;
+      ASSERT_EQ(set_param(settings.spec, info.cli_flag, double(value)), "");
+      Settings parsed;
+      const std::string text = format_arguments(settings);
+      ASSERT_EQ(parse_arguments(text, parsed), "") << text;
+      ASSERT_EQ(float(get_param(parsed.spec, info.cli_flag)), value) << text;
     }
+  }
 }
 
 // The documented hard limits are valid values and must survive the text
 // (adapt-min 0.0001 is stored as the float 9.9999997e-5, which the validator
 // once rejected by comparing it with the double limit).
 TEST(PreviewSettings, HardLimitsRoundTrip) {
-  for (const auto* table : {&param_table(), &adaptive_param_table()})
-    for (const auto& info : *table) {
-      if (info.is_enum) continue;
-      for (double value : {info.hard_min, info.hard_max}) {
-        Settings settings;
-        settings.spec.adapt_max = 10.0f;  // so that adapt-min may take any value
-        if (std::string(info.cli_flag) == "adapt-max" && value < settings.spec.adapt_min)
-          settings.spec.adapt_min = float(value);
-        ASSERT_EQ(set_param(settings.spec, info.cli_flag, value), "") << info.cli_flag << " " << value;
-        EXPECT_EQ(validate(settings.spec), "") << info.cli_flag << " " << value;
-        const std::string text = edgewise_dialog::format_arguments(settings);
-        Settings parsed;
-        EXPECT_EQ(edgewise_dialog::parse_arguments(text, parsed), "") << text;
+  for (const auto& [filter, param] : all_params()) {
+    const ParamInfo& info = *param;
+    if (info.is_enum()) continue;
+    for (double value : {info.hard_min, info.hard_max}) {
+      Settings settings = default_settings(*filter);
+      // So that adapt-min and adapt-max may each take any value.
+      if (settings.spec.has("adapt-max")) {
+        ASSERT_EQ(set_param(settings.spec, "adapt-max", 10.0), "");
       }
+      if (std::string(info.cli_flag) == "adapt-max") {
+        ASSERT_EQ(set_param(settings.spec, "adapt-min", 0.0001), "");
+      }
+      ASSERT_EQ(set_param(settings.spec, info.cli_flag, value), "") << info.cli_flag << " " << value;
+      EXPECT_EQ(validate(settings.spec), "") << info.cli_flag << " " << value;
+      const std::string text = format_arguments(settings);
+      Settings parsed;
+      EXPECT_EQ(parse_arguments(text, parsed), "") << text;
     }
+  }
 }
 
 TEST(PreviewSettings, BadTextReturnsTheMessageAndChangesNothing) {
   Settings settings;
   settings.spec = make_spec(ColorMode::lab, RangeKernel::huber, 2.5f, 0.002f, 7, 2);
-  settings.backend = BackendChoice::cpu;
-  const std::string before = edgewise_dialog::format_arguments(settings);
+  settings.backend = "cpu";
+  const std::string before = format_arguments(settings);
   const std::pair<const char*, const char*> cases[] = {
-      {"--sigma-s -1", "invalid sigma-s -1"},     {"--mode rgb --mode foo", "invalid mode 'foo'"},
-      {"--nope 1", "unknown parameter nope"},     {"--sigma-s", "needs a value"},
-      {"--mode rgb --sigma-s", "needs a value"},  {"sigma-s 2", "expected an option"},
-      {"--radius 2.5", "invalid radius 2.5"},     {"--sigma-r abc", "not a number"},
-      {"--backend gpu", "invalid backend 'gpu'"}, {"--adapt-min 0.5 --adapt-max 0.1", "must not exceed adapt-max"},
+      {"--sigma-s -1", "invalid sigma-s -1"},
+      {"--mode rgb --mode foo", "invalid mode 'foo'"},
+      {"--nope 1", "unknown option --nope"},
+      {"--sigma-s", "needs a value"},
+      {"--mode rgb --sigma-s", "needs a value"},
+      {"sigma-s 2", "expected an option"},
+      {"--radius 2.5", "invalid radius 2.5"},
+      {"--sigma-r abc", "not a number"},
+      {"--backend gpu", "invalid backend 'gpu'"},
+      {"--filter adaptive --adapt-min 0.5 --adapt-max 0.1", "must not exceed adapt-max"},
+      {"--filter median", "invalid filter 'median'"},
   };
   for (const auto& [text, message] : cases) {
     Settings parsed = settings;
-    const std::string error = edgewise_dialog::parse_arguments(text, parsed);
+    const std::string error = parse_arguments(text, parsed);
     EXPECT_NE(error.find(message), std::string::npos) << "'" << text << "' gave '" << error << "'";
-    EXPECT_EQ(edgewise_dialog::format_arguments(parsed), before) << text;
+    EXPECT_EQ(format_arguments(parsed), before) << text;
   }
 }
 
@@ -279,7 +315,7 @@ TEST(PreviewRegion, GeometryAtZoomOneAndTwo) {
   EW_SEEDED_RNG(rng);
   const FilterSpec spec = make_spec(ColorMode::rgb, RangeKernel::gaussian, 1.7f, 20.0f, 0, 3);
   const int reach = edgewise::filter_reach(spec);
-  EXPECT_EQ(reach, 3 * effective_radius(spec));
+  EXPECT_EQ(reach, 3 * edgewise::effective_radius(spec));
   for (const ImageShape& image : kAwkwardSizes)
     for (int zoom : {1, 2})
       for (int trial = 0; trial < 20; ++trial) {
@@ -393,8 +429,8 @@ PreviewCase render_case(edgewise_dialog::ImagePort& port, const U8Image& image, 
                         const FilterSpec& spec, const View& view) {
   PreviewCase c;
   const PreviewRegion region = edgewise_dialog::plan_region(view, image.shape, port.affected(), spec);
-  c.trace = describe_shape(image.shape) + " " + edgewise_dialog::format_arguments(cpu_settings(spec)) + " " +
-            describe_region(view, region);
+  c.trace =
+      describe_shape(image.shape) + " " + format_arguments(cpu_settings(spec)) + " " + describe_region(view, region);
   const auto input = edgewise_dialog::read_preview_input(port, region);
   c.result = edgewise_dialog::render_preview(cpu_settings(spec), *input, {});
   c.expected_original = crop(image.samples, image.shape, region.visible);
@@ -513,7 +549,7 @@ TEST(PreviewScaled, FitOnALargerImageRendersTheScaledImage) {
     view.pane_height = 80 + int(rng() % 60);
     BufferPort port(image.buffer());
     const PreviewRegion region = edgewise_dialog::plan_region(view, image.shape, port.affected(), spec);
-    SCOPED_TRACE(describe_shape(image.shape) + " " + edgewise_dialog::format_arguments(cpu_settings(spec)) + " " +
+    SCOPED_TRACE(describe_shape(image.shape) + " " + format_arguments(cpu_settings(spec)) + " " +
                  describe_region(view, region));
     ASSERT_LT(region.scale, 1.0);
     const auto input = edgewise_dialog::read_preview_input(port, region);
@@ -529,21 +565,20 @@ TEST(PreviewScaled, FitOnALargerImageRendersTheScaledImage) {
 
 TEST(PreviewScaled, SpecAtScale) {
   FilterSpec spec = make_spec(ColorMode::lab, RangeKernel::tukey, 6.0f, 15.0f, 9, 2);
-  const auto at_one = edgewise_dialog::spec_at_scale(spec, 1.0);
-  EXPECT_EQ(edgewise_dialog::format_arguments({at_one, BackendChoice::cpu}),
-            edgewise_dialog::format_arguments({spec, BackendChoice::cpu}));
-  const auto half = edgewise_dialog::spec_at_scale(spec, 0.5);
+  const auto at_one = spec_at_scale(spec, 1.0);
+  EXPECT_EQ(format_arguments(cpu_settings(at_one)), format_arguments(cpu_settings(spec)));
+  const BilateralParameters half = bilateral_of(spec_at_scale(spec, 0.5));
   EXPECT_FLOAT_EQ(half.sigma_s, 3.0f);
   EXPECT_EQ(half.radius, 5);  // lround(4.5)
-  EXPECT_EQ(half.sigma_r, spec.sigma_r);
-  EXPECT_EQ(half.iterations, spec.iterations);
-  const auto tiny = edgewise_dialog::spec_at_scale(spec, 0.01);
-  EXPECT_FLOAT_EQ(tiny.sigma_s, float(find_param("sigma-s")->hard_min));
-  EXPECT_EQ(tiny.radius, 1);
+  EXPECT_EQ(half.sigma_r, bilateral_of(spec).sigma_r);
+  EXPECT_EQ(half.iterations, bilateral_of(spec).iterations);
+  const FilterSpec tiny = spec_at_scale(spec, 0.01);
+  EXPECT_FLOAT_EQ(bilateral_of(tiny).sigma_s, float(spec.filter().find_param("sigma-s")->hard_min));
+  EXPECT_EQ(bilateral_of(tiny).radius, 1);
   EXPECT_EQ(validate(tiny), "");
-  spec.radius = 0;
-  EXPECT_EQ(edgewise_dialog::spec_at_scale(spec, 0.01).radius, 0);
-  EXPECT_EQ(edgewise_dialog::spec_at_scale(spec, 0.25).radius, 0);
+  ASSERT_EQ(set_param(spec, "radius", 0.0), "");
+  EXPECT_EQ(bilateral_of(spec_at_scale(spec, 0.01)).radius, 0);
+  EXPECT_EQ(bilateral_of(spec_at_scale(spec, 0.25)).radius, 0);
 }
 
 TEST(PreviewBufferPort, ClampsAtScaleOneAndAveragesAtHalf) {
@@ -648,7 +683,7 @@ TEST(PreviewWorker, OnlyTheNewestOfManyRequestsIsDelivered) {
       << "no result for the last request within 60 s";
   std::lock_guard<std::mutex> lock(deliveries.mutex);
   EXPECT_EQ(deliveries.generations.back(), worker.latest());
-  EXPECT_EQ(deliveries.settings.back(), edgewise_dialog::format_arguments(last));
+  EXPECT_EQ(deliveries.settings.back(), format_arguments(last));
   EXPECT_EQ(deliveries.errors.back(), "");
   EXPECT_TRUE(std::is_sorted(deliveries.generations.begin(), deliveries.generations.end()));
   EXPECT_EQ(std::adjacent_find(deliveries.generations.begin(), deliveries.generations.end()),
@@ -728,7 +763,7 @@ TEST(PreviewWorker, CancelDropsPendingAndRunningRequests) {
 
 std::string gpu_unavailable_reason() {
   std::string description;
-  return cuda_device_usable(description) ? std::string() : description;
+  return find_backend(installed_backends(), "cuda")->usable(description) ? std::string() : description;
 }
 
 TEST(PreviewErrors, CudaWithoutADeviceReportsTheError) {
@@ -742,7 +777,7 @@ TEST(PreviewErrors, CudaWithoutADeviceReportsTheError) {
   view.pane_width = view.pane_height = 64;
   const auto input = edgewise_dialog::read_preview_input(
       port, edgewise_dialog::plan_region(view, image.shape, whole(image.shape), spec));
-  const PreviewResult result = edgewise_dialog::render_preview({spec, BackendChoice::cuda}, *input, {});
+  const PreviewResult result = edgewise_dialog::render_preview(settings_for(spec, "cuda"), *input, {});
   EXPECT_NE(result.error.find("CUDA"), std::string::npos) << result.error;
   EXPECT_TRUE(result.filtered.empty());
   EXPECT_EQ(result.original, image.samples);  // the visible part is the whole image
@@ -762,12 +797,11 @@ TEST(PreviewCuda, MatchesTheCpuRenderWithinOneCodeValue) {
     const View view = random_view(rng, 1 + trial % 2);
     const PreviewRegion region = edgewise_dialog::plan_region(view, image.shape, port.affected(), spec);
     const auto input = edgewise_dialog::read_preview_input(port, region);
-    const std::string trace = describe_shape(image.shape) + " " +
-                              edgewise_dialog::format_arguments({spec, BackendChoice::cuda}) + " " +
+    const std::string trace = describe_shape(image.shape) + " " + format_arguments(settings_for(spec, "cuda")) + " " +
                               describe_region(view, region);
     SCOPED_TRACE(trace);
-    const PreviewResult cpu = edgewise_dialog::render_preview({spec, BackendChoice::cpu}, *input, {});
-    const PreviewResult gpu = edgewise_dialog::render_preview({spec, BackendChoice::cuda}, *input, {});
+    const PreviewResult cpu = edgewise_dialog::render_preview(cpu_settings(spec), *input, {});
+    const PreviewResult gpu = edgewise_dialog::render_preview(settings_for(spec, "cuda"), *input, {});
     ASSERT_EQ(gpu.error, "");
     EXPECT_EQ(gpu.backend.find("cpu"), std::string::npos) << gpu.backend;
     ASSERT_EQ(gpu.filtered.size(), cpu.filtered.size());

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "settings.h"
+
 namespace edgewise_test {
 
 uint64_t test_seed() {
@@ -24,9 +26,7 @@ uint64_t test_seed() {
   return seed;
 }
 
-std::string seed_message(uint64_t seed) {
-  return "random seed: rerun with EDGEWISE_TEST_SEED=" + std::to_string(seed);
-}
+std::string seed_message(uint64_t seed) { return "random seed: rerun with EDGEWISE_TEST_SEED=" + std::to_string(seed); }
 
 FloatImage random_image(std::mt19937_64& rng, const ImageShape& shape, const ImageStyle& style) {
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -55,8 +55,8 @@ FloatImage random_image(std::mt19937_64& rng, const ImageShape& shape, const Ima
   Channel channel[3];
   for (auto& ch : channel)
     ch = {0.25 + 0.5 * uniform(rng), (uniform(rng) - 0.5) * 0.6, (uniform(rng) - 0.5) * 0.6,
-          0.1 * uniform(rng), 1 + 6 * uniform(rng), 1 + 6 * uniform(rng), 6.3 * uniform(rng),
-          0.005 + 0.04 * uniform(rng)};
+          0.1 * uniform(rng),        1 + 6 * uniform(rng),       1 + 6 * uniform(rng),
+          6.3 * uniform(rng),        0.005 + 0.04 * uniform(rng)};
 
   for (int y = 0; y < shape.height; ++y)
     for (int x = 0; x < shape.width; ++x) {
@@ -64,8 +64,8 @@ FloatImage random_image(std::mt19937_64& rng, const ImageShape& shape, const Ima
       const bool salt = uniform(rng) < 0.01;
       for (int c = 0; c < colors; ++c) {
         const Channel& ch = channel[c];
-        double value = ch.base + ch.gx * u + ch.gy * v +
-                       ch.ripple * std::sin(ch.fx * u * 6.28 + ch.fy * v * 6.28 + ch.phase);
+        double value =
+            ch.base + ch.gx * u + ch.gy * v + ch.ripple * std::sin(ch.fx * u * 6.28 + ch.fy * v * 6.28 + ch.phase);
         for (const auto& edge : edges)
           if (edge.nx * u + edge.ny * v > edge.offset) value += edge.step[c];
         value += ch.noise * noise(rng);
@@ -95,24 +95,27 @@ FloatImage constant_image(const ImageShape& shape, const float* pixel) {
   return image;
 }
 
-FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s,
-                     float sigma_r, int radius, int iterations) {
-  FilterSpec spec;
-  spec.mode = mode;
-  spec.kernel = kernel;
-  spec.sigma_s = sigma_s;
-  spec.sigma_r = sigma_r;
-  spec.radius = radius;
-  spec.iterations = iterations;
-  return spec;
+FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s, float sigma_r, int radius,
+                     int iterations) {
+  BilateralParameters p;
+  p.mode = mode;
+  p.kernel = kernel;
+  p.sigma_s = sigma_s;
+  p.sigma_r = sigma_r;
+  p.radius = radius;
+  p.iterations = iterations;
+  return edgewise::bilateral_spec(p);
+}
+
+FilterSpec adaptive_of(const FilterSpec& spec, const AdaptiveParameters& adaptive) {
+  return edgewise::adaptive_spec(bilateral_of(spec), adaptive);
 }
 
 std::string describe(const FilterSpec& spec, const ImageShape& shape) {
   std::ostringstream out;
-  out << shape.width << "x" << shape.height << "x" << shape.channels
-      << " mode=" << edgewise::to_string(spec.mode) << " kernel=" << edgewise::to_string(spec.kernel)
-      << " sigma-s=" << spec.sigma_s << " sigma-r=" << spec.sigma_r << " radius=" << spec.radius
-      << " iterations=" << spec.iterations;
+  edgewise::Settings settings;
+  settings.spec = spec;
+  out << shape.width << "x" << shape.height << "x" << shape.channels << " " << edgewise::format_arguments(settings);
   return out.str();
 }
 
@@ -131,26 +134,44 @@ edgewise_reference::BilateralSettings reference_settings(const FilterSpec& spec)
   using edgewise_reference::Kernel;
   using edgewise_reference::Mode;
   edgewise_reference::BilateralSettings settings;
-  switch (spec.mode) {
-    case ColorMode::per_channel: settings.mode = Mode::per_channel; break;
-    case ColorMode::rgb: settings.mode = Mode::rgb; break;
-    case ColorMode::lab: settings.mode = Mode::lab; break;
+  const BilateralParameters p = bilateral_of(spec);
+  switch (p.mode) {
+    case ColorMode::per_channel:
+      settings.mode = Mode::per_channel;
+      break;
+    case ColorMode::rgb:
+      settings.mode = Mode::rgb;
+      break;
+    case ColorMode::lab:
+      settings.mode = Mode::lab;
+      break;
   }
-  switch (spec.kernel) {
-    case RangeKernel::gaussian: settings.kernel = Kernel::gaussian; break;
-    case RangeKernel::tukey: settings.kernel = Kernel::tukey; break;
-    case RangeKernel::lorentz: settings.kernel = Kernel::lorentz; break;
-    case RangeKernel::huber: settings.kernel = Kernel::huber; break;
+  switch (p.kernel) {
+    case RangeKernel::gaussian:
+      settings.kernel = Kernel::gaussian;
+      break;
+    case RangeKernel::tukey:
+      settings.kernel = Kernel::tukey;
+      break;
+    case RangeKernel::lorentz:
+      settings.kernel = Kernel::lorentz;
+      break;
+    case RangeKernel::huber:
+      settings.kernel = Kernel::huber;
+      break;
   }
-  settings.sigma_s = double(spec.sigma_s);
-  settings.sigma_r = double(spec.sigma_r);
-  settings.radius = spec.radius;
-  settings.iterations = spec.iterations;
-  settings.adaptive = spec.filter == edgewise::FilterKind::adaptive;
-  settings.adapt_k = double(spec.adapt_k);
-  settings.adapt_eps = double(spec.adapt_eps);
-  settings.adapt_min = double(spec.adapt_min);
-  settings.adapt_max = double(spec.adapt_max);
+  settings.sigma_s = double(p.sigma_s);
+  settings.sigma_r = double(p.sigma_r);
+  settings.radius = p.radius;
+  settings.iterations = p.iterations;
+  settings.adaptive = spec.has("adapt-k");
+  if (settings.adaptive) {
+    const AdaptiveParameters a = edgewise::adaptive_parameters(spec);
+    settings.adapt_k = double(a.adapt_k);
+    settings.adapt_eps = double(a.adapt_eps);
+    settings.adapt_min = double(a.adapt_min);
+    settings.adapt_max = double(a.adapt_max);
+  }
   return settings;
 }
 
@@ -159,7 +180,7 @@ ReferenceImage run_reference(const FilterSpec& spec, const FloatImage& image) {
 }
 
 FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::RunOptions options) {
-  options.backend = edgewise::BackendChoice::cpu;
+  options.backend = "cpu";
   FloatImage source = image;
   FloatImage output(image.shape());
   const edgewise::RunReport report = edgewise::run_filter(spec, image.shape(), source, output, options);
@@ -171,8 +192,8 @@ FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::Ru
 std::string Difference::describe() const {
   std::ostringstream out;
   out.precision(9);
-  out << "max |difference| " << max_abs << " at x=" << x << " y=" << y << " channel " << c
-      << ": expected " << expected << ", got " << got;
+  out << "max |difference| " << max_abs << " at x=" << x << " y=" << y << " channel " << c << ": expected " << expected
+      << ", got " << got;
   return out.str();
 }
 
@@ -230,14 +251,14 @@ std::vector<ReferenceImage> reference_passes(const FilterSpec& spec, const Float
   one_pass = reference_settings(spec);
   one_pass.iterations = 1;
   std::vector<ReferenceImage> passes{to_reference(input)};
-  for (int i = 0; i < spec.iterations; ++i)
+  for (int i = 0; i < bilateral_of(spec).iterations; ++i)
     passes.push_back(edgewise_reference::bilateral_reference(passes.back(), one_pass));
   return passes;
 }
 
 template <class Expected>
-Comparison compare(const FilterSpec& spec, const FloatImage& input, const Expected& expected,
-                   const FloatImage& got, double tolerance) {
+Comparison compare(const FilterSpec& spec, const FloatImage& input, const Expected& expected, const FloatImage& got,
+                   double tolerance) {
   Comparison result;
   const ImageShape& shape = input.shape();
   if (got.pixels().size() != input.pixels().size()) {
@@ -270,7 +291,8 @@ Comparison compare(const FilterSpec& spec, const FloatImage& input, const Expect
 Comparison compare_with_reference(const FilterSpec& spec, const FloatImage& input, const FloatImage& got,
                                   double tolerance) {
   const ReferenceImage expected = run_reference(spec, input);
-  return compare(spec, input, [&](int x, int y, int c) { return expected.at(x, y, c); }, got, tolerance);
+  return compare(
+      spec, input, [&](int x, int y, int c) { return expected.at(x, y, c); }, got, tolerance);
 }
 
 Comparison compare_backends(const FilterSpec& spec, const FloatImage& input, const FloatImage& expected,
@@ -280,8 +302,8 @@ Comparison compare_backends(const FilterSpec& spec, const FloatImage& input, con
     result.worst.max_abs = INFINITY;
     return result;
   }
-  return compare(spec, input, [&](int x, int y, int c) { return double(expected.at(x, y, c)); }, got,
-                 tolerance);
+  return compare(
+      spec, input, [&](int x, int y, int c) { return double(expected.at(x, y, c)); }, got, tolerance);
 }
 
 }  // namespace edgewise_test

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "bilateral.h"
 #include "engine.h"
 #include "filter_spec.h"
 #include "float_image.h"
@@ -16,6 +17,8 @@
 
 namespace edgewise_test {
 
+using edgewise::AdaptiveParameters;
+using edgewise::BilateralParameters;
 using edgewise::FilterSpec;
 using edgewise::FloatImage;
 using edgewise::ImageShape;
@@ -28,9 +31,9 @@ std::string seed_message(uint64_t seed);
 
 // Declares `rng` seeded by test_seed() and puts the seed into every failure
 // message of the enclosing scope.
-#define EW_SEEDED_RNG(rng)                                            \
-  const uint64_t rng##_seed = ::edgewise_test::test_seed();          \
-  SCOPED_TRACE(::edgewise_test::seed_message(rng##_seed));           \
+#define EW_SEEDED_RNG(rng)                                  \
+  const uint64_t rng##_seed = ::edgewise_test::test_seed(); \
+  SCOPED_TRACE(::edgewise_test::seed_message(rng##_seed));  \
   std::mt19937_64 rng(rng##_seed)
 
 enum class Alpha {
@@ -50,17 +53,22 @@ struct ImageStyle {
 FloatImage random_image(std::mt19937_64& rng, const ImageShape& shape, const ImageStyle& style = {});
 FloatImage constant_image(const ImageShape& shape, const float* pixel);
 
-FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s,
-                     float sigma_r, int radius = 0, int iterations = 1);
+// The bilateral filter with these values.
+FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s, float sigma_r,
+                     int radius = 0, int iterations = 1);
+// The adaptive filter with `spec`'s bilateral values and these of its own.
+FilterSpec adaptive_of(const FilterSpec& spec, const AdaptiveParameters& adaptive = {});
 std::string describe(const FilterSpec& spec, const ImageShape& shape);
 
 ReferenceImage to_reference(const FloatImage& image);
 edgewise_reference::BilateralSettings reference_settings(const FilterSpec& spec);
 ReferenceImage run_reference(const FilterSpec& spec, const FloatImage& image);
 
+// The values of a spec of the bilateral family.
+inline BilateralParameters bilateral_of(const FilterSpec& spec) { return edgewise::bilateral_parameters(spec); }
+
 // run_filter on the CPU backend with the given options (backend forced to cpu).
-FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image,
-                   edgewise::RunOptions options = {});
+FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::RunOptions options = {});
 
 struct Difference {
   double max_abs = 0.0;
@@ -74,9 +82,9 @@ Difference max_difference(const FloatImage& expected, const FloatImage& got);
 bool bit_identical(const FloatImage& a, const FloatImage& b);
 
 struct Comparison {
-  Difference worst;           // the largest difference over the tolerance
-  double window_weight = 0;   // reference total weight at worst (first pass)
-  double largest_tap = 0;     // and its largest single tap weight
+  Difference worst;          // the largest difference over the tolerance
+  double window_weight = 0;  // reference total weight at worst (first pass)
+  double largest_tap = 0;    // and its largest single tap weight
   std::string describe() const;
 };
 

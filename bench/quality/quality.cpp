@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bilateral.h"
 #include "engine.h"
 #include "image_quality.h"
 
@@ -49,22 +50,24 @@ cv::Mat add_noise(const cv::Mat& clean, double sigma, unsigned seed) {
 
 // OpenCV stores BGR; Edgewise wants R'G'B'. Grey needs no swap.
 cv::Mat edgewise_filter(const cv::Mat& noisy, edgewise::ColorMode mode, double sigma_s, double sigma_r,
-                        edgewise::FilterKind filter = edgewise::FilterKind::bilateral, double adapt_k = 0.5) {
+                        bool adaptive = false, double adapt_k = 0.5) {
   cv::Mat rgb, out;
   if (noisy.channels() == 3)
     cv::cvtColor(noisy, rgb, cv::COLOR_BGR2RGB);
   else
     rgb = noisy.clone();
   out = rgb.clone();
-  edgewise::FilterSpec spec;
-  spec.filter = filter;  // adaptive: eps, min, max at their defaults
-  spec.adapt_k = float(adapt_k);
-  spec.mode = mode;
-  spec.sigma_s = float(sigma_s);
-  spec.sigma_r = float(sigma_r);
+  edgewise::BilateralParameters parameters;
+  parameters.mode = mode;
+  parameters.sigma_s = float(sigma_s);
+  parameters.sigma_r = float(sigma_r);
+  edgewise::AdaptiveParameters adaptive_parameters;  // eps, min, max at their defaults
+  adaptive_parameters.adapt_k = float(adapt_k);
+  const edgewise::FilterSpec spec =
+      adaptive ? edgewise::adaptive_spec(parameters, adaptive_parameters) : edgewise::bilateral_spec(parameters);
   const edgewise::ImageShape shape{rgb.cols, rgb.rows, rgb.channels()};
   edgewise::RunOptions options;
-  options.backend = edgewise::BackendChoice::cpu;
+  options.backend = "cpu";
   edgewise::run_filter(spec, edgewise::ImageBuffer{rgb.data, shape, edgewise::SampleType::u8, rgb.step},
                        edgewise::ImageBuffer{out.data, shape, edgewise::SampleType::u8, out.step}, options);
   if (out.channels() == 3) cv::cvtColor(out, out, cv::COLOR_RGB2BGR);
@@ -109,14 +112,22 @@ int main(int argc, char** argv) {
   }
   const bool have_gmic = std::system("gmic -v -1 -version > /dev/null 2>&1") == 0;
   std::vector<Method> methods = {
-      {"edgewise per-channel", 1.0, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::per_channel, s, r); }},
-      {"edgewise rgb", 1.0, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::rgb, s, r); }},
-      {"edgewise lab", 0.5, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::lab, s, r); }},
-      {"edgewise adaptive rgb", 1.0, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::rgb, s, r, edgewise::FilterKind::adaptive); }},
+      {"edgewise per-channel", 1.0,
+       [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::per_channel, s, r); }},
+      {"edgewise rgb", 1.0,
+       [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::rgb, s, r); }},
+      {"edgewise lab", 0.5,
+       [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::lab, s, r); }},
+      {"edgewise adaptive rgb", 1.0,
+       [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::rgb, s, r, true); }},
       // The same number of grid points spent on k instead of sigma_r (the
       // "sigma_r" column is then k x noise sigma; the first walk uses
       // sigma_r = 2 x noise sigma).
-      {"edgewise adaptive rgb (k grid)", 1.0, [](auto& n, double s, double r) { return edgewise_filter(n, edgewise::ColorMode::rgb, s, 2.0 * current_noise_sigma, edgewise::FilterKind::adaptive, r / current_noise_sigma); }},
+      {"edgewise adaptive rgb (k grid)", 1.0,
+       [](auto& n, double s, double r) {
+         return edgewise_filter(n, edgewise::ColorMode::rgb, s, 2.0 * current_noise_sigma, true,
+                                r / current_noise_sigma);
+       }},
       {"opencv bilateralFilter", 1.0, opencv_filter},
   };
   if (have_gmic) methods.push_back({"gmic bilateral", 1.0, gmic_filter});
@@ -127,7 +138,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fprintf(csv, "image,noise_sigma,method,psnr,ssim,sigma_s,sigma_r,noisy_psnr\n");
-  std::printf("| image | noise σ | noisy PSNR | method | best PSNR | SSIM | σs | σr |\n|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| image | noise σ | noisy PSNR | method | best PSNR | SSIM | σs | σr |\n|---|---|---|---|---|---|---|---|\n");
   for (int i = 2; i < argc; ++i) {
     const cv::Mat clean = cv::imread(argv[i], cv::IMREAD_UNCHANGED);
     if (clean.empty() || clean.depth() != CV_8U || (clean.channels() != 1 && clean.channels() != 3)) {

@@ -16,6 +16,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "bilateral.h"
 #include "float_image.h"
 
 namespace edgewise_cli_test {
@@ -23,11 +24,11 @@ namespace edgewise_cli_test {
 const char* const kFilterArgs = "--backend cpu --mode lab --sigma-s 2 --sigma-r 12";
 
 edgewise::FilterSpec filter_args_spec() {
-  edgewise::FilterSpec spec;
-  spec.mode = edgewise::ColorMode::lab;
-  spec.sigma_s = 2.0f;
-  spec.sigma_r = 12.0f;
-  return spec;
+  edgewise::BilateralParameters parameters;
+  parameters.mode = edgewise::ColorMode::lab;
+  parameters.sigma_s = 2.0f;
+  parameters.sigma_r = 12.0f;
+  return edgewise::bilateral_spec(parameters);
 }
 
 std::string read_bytes(const std::string& path) {
@@ -100,7 +101,7 @@ bool running_as_root() { return geteuid() == 0; }
 
 bool gpu_usable() {
   std::string why_not;
-  return edgewise::make_cuda_backend({}, why_not) != nullptr;
+  return edgewise::find_backend(edgewise::installed_backends(), "cuda")->usable(why_not);
 }
 
 uint32_t sample(const DecodedImage& image, size_t index) {
@@ -161,7 +162,7 @@ std::vector<float> engine_result(const DecodedImage& image, const edgewise::Filt
   const float scale = image.bits == 8 ? 255.0f : 65535.0f;
   for (size_t i = 0; i < sample_count(image); ++i) source.pixels()[i] = float(sample(image, i)) / scale;
   edgewise::RunOptions options;
-  options.backend = edgewise::BackendChoice::cpu;
+  options.backend = "cpu";
   edgewise::run_filter(spec, shape, source, result, options);
   return result.pixels();
 }

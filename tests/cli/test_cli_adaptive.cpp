@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "bilateral.h"
 #include "cli_test_support.h"
 
 namespace edgewise_cli_test {
@@ -16,10 +17,10 @@ TEST(CliAdaptive, FiltersLikeTheEngine) {
   edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, input);
   const CliResult result = run_cli(std::string(kAdaptive) + " " + dir.file("in.png") + " -o " + dir.file("out.png"));
   ASSERT_EQ(result.status, 0) << result.err;
-  edgewise::FilterSpec spec;
-  spec.filter = edgewise::FilterKind::adaptive;
-  spec.sigma_s = 1.5f;
-  spec.sigma_r = 30.0f;
+  edgewise::BilateralParameters parameters;
+  parameters.sigma_s = 1.5f;
+  parameters.sigma_r = 30.0f;
+  const edgewise::FilterSpec spec = edgewise::adaptive_spec(parameters, {});
   // Rounding to 16 bits allows 0.5 code; the 0.01 is float noise (1.5e-7
   // of full scale) for samples that land on a rounding boundary, since the
   // test converts its input independently of the CLI.
@@ -33,7 +34,8 @@ TEST(CliAdaptive, SigmaMap) {
   ScratchDir dir;
   edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, photo(3, 8));
   const std::string io = " " + dir.file("in.png") + " -o " + dir.file("out.png") + " --write-sigma ";
-  CliResult result = run_cli(std::string(kAdaptive) + " --adapt-k 0 --adapt-min 0.25 --adapt-max 1" + io + dir.file("k0.png"));
+  CliResult result =
+      run_cli(std::string(kAdaptive) + " --adapt-k 0 --adapt-min 0.25 --adapt-max 1" + io + dir.file("k0.png"));
   ASSERT_EQ(result.status, 0) << result.err;
   const DecodedImage flat = edgewise_cli::read_image(dir.file("k0.png"));
   EXPECT_EQ(flat.channels, 1);
@@ -56,11 +58,10 @@ TEST(CliAdaptive, SigmaMapMisuseIsAUsageError) {
   ScratchDir dir;
   edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, photo(3, 8));
   const std::string in = " " + dir.file("in.png");
-  for (const std::string& args : {"--write-sigma " + dir.file("s.png") + in + " -o " + dir.file("o.png"),
-                                  std::string(kAdaptive) + " --write-sigma " + dir.file("s.png") + in + in + " -o " +
-                                      dir.path(),
-                                  std::string(kAdaptive) + " --write-sigma " + dir.file("s.jpg") + in + " -o " +
-                                      dir.file("o.png")}) {
+  for (const std::string& args :
+       {"--write-sigma " + dir.file("s.png") + in + " -o " + dir.file("o.png"),
+        std::string(kAdaptive) + " --write-sigma " + dir.file("s.png") + in + in + " -o " + dir.path(),
+        std::string(kAdaptive) + " --write-sigma " + dir.file("s.jpg") + in + " -o " + dir.file("o.png")}) {
     SCOPED_TRACE(args);
     const CliResult result = run_cli(args);
     EXPECT_NE(result.status, 0);

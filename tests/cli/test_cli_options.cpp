@@ -40,23 +40,27 @@ TEST(CliOptions, HelpDocumentsEveryParameterFromTheTable) {
   const CliResult result = run_cli("--help");
   ASSERT_EQ(result.status, 0);
   EXPECT_EQ(result.err, "");
-  for (const auto& info : edgewise::param_table()) {
-    SCOPED_TRACE(info.cli_flag);
-    const std::string block = help_block(result.out, info.cli_flag);
-    ASSERT_NE(block, "") << "no --" << info.cli_flag << " in\n" << result.out;
-    EXPECT_NE(block.find(squeeze_spaces(info.help)), std::string::npos) << block;
-    if (info.is_enum) {
-      EXPECT_NE(block.find(std::string("Default ") + info.default_token), std::string::npos) << block;
-      for (const char* token : info.tokens) EXPECT_NE(block.find(token), std::string::npos) << block;
-    } else {
-      const std::string range =
-          "Default " + number(info.default_value) + ", range " + number(info.hard_min) + " to " + number(info.hard_max);
-      EXPECT_NE(block.find(range), std::string::npos) << block;
-      if (info.unit[0]) {
-        EXPECT_NE(block.find(squeeze_spaces(info.unit)), std::string::npos) << block;
+  for (const edgewise::ParamGroup* group : edgewise::builtin_registry().groups())
+    for (const auto& info : group->params) {
+      SCOPED_TRACE(info.cli_flag);
+      const std::string block = help_block(result.out, info.cli_flag);
+      ASSERT_NE(block, "") << "no --" << info.cli_flag << " in\n" << result.out;
+      EXPECT_NE(block.find(squeeze_spaces(info.help)), std::string::npos) << block;
+      if (info.is_enum()) {
+        EXPECT_NE(block.find("Default " + info.default_token), std::string::npos) << block;
+        for (const std::string& token : info.tokens) EXPECT_NE(block.find(token), std::string::npos) << block;
+      } else {
+        const std::string range = "Default " + number(info.default_value) + ", range " + number(info.hard_min) +
+                                  " to " + number(info.hard_max);
+        EXPECT_NE(block.find(range), std::string::npos) << block;
+        if (!info.unit_text().empty()) {
+          EXPECT_NE(block.find(squeeze_spaces(info.unit_text())), std::string::npos) << block;
+        }
       }
     }
-  }
+  for (const edgewise::FilterInfo* filter : edgewise::builtin_registry().filters())
+    EXPECT_NE(help_block(result.out, "filter").find(filter->name), std::string::npos) << filter->name;
+  EXPECT_NE(help_block(result.out, "write-sigma").find("--filter adaptive"), std::string::npos);
   for (const char* run_option : {"--backend", "--threads", "--gpu-memory", "--band-rows", "-o, --output", "--version"})
     EXPECT_NE(result.out.find(run_option), std::string::npos) << run_option;
   EXPECT_NE(result.out.find("Exit status: 0 success; 1"), std::string::npos);
@@ -68,6 +72,8 @@ TEST(CliOptions, Version) {
   const CliResult result = run_cli("--version");
   EXPECT_EQ(result.status, 0);
   EXPECT_EQ(result.out.rfind("edgewise ", 0), 0u) << result.out;
+  // One line per backend of the list.
+  EXPECT_NE(result.out.find("CPU: "), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("CUDA: "), std::string::npos) << result.out;
 }
 

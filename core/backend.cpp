@@ -1,0 +1,46 @@
+#include "backend.h"
+
+#include <cstdlib>
+
+namespace edgewise {
+
+std::shared_ptr<void> Backend::allocate_host(size_t bytes) {
+  void* data = std::malloc(bytes ? bytes : 1);
+  if (!data) throw std::bad_alloc();
+  return std::shared_ptr<void>(data, std::free);
+}
+
+void Backend::provoke_failure(InjectedFailure failure) {
+  throw BackendError(failure == InjectedFailure::launch ? "injected failure: kernel launch failed"
+                                                        : "injected failure: out of device memory");
+}
+
+const BackendProvider* find_backend(const BackendList& list, const std::string& id) {
+  for (const auto& provider : list)
+    if (provider->id() == id) return provider.get();
+  return nullptr;
+}
+
+std::vector<std::string> backend_choices(const BackendList& list) {
+  std::vector<std::string> choices = {"auto"};
+  for (const auto& provider : list) choices.push_back(provider->id());
+  return choices;
+}
+
+std::string check_backend_choice(const BackendList& list, const std::string& choice) {
+  const std::vector<std::string> choices = backend_choices(list);
+  std::string words;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choice == choices[i]) return "";
+    words += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  }
+  return "invalid backend '" + choice + "': expected " + words;
+}
+
+InjectedFailure parse_injected_failure(const std::string& text) {
+  if (text.empty()) return InjectedFailure::none;
+  if (text == "launch") return InjectedFailure::launch;
+  return InjectedFailure::out_of_memory;
+}
+
+}  // namespace edgewise

@@ -1,0 +1,100 @@
+// The filter registry: one row per filter saying everything a front end or
+// the executor needs (its name, PDB procedure, menu entry, parameters,
+// reach, preview scaling, extra outputs and planner). The CLI, the GIMP
+// plug-in and the dialog are generated from a Registry and never name a
+// filter; tests run them on a registry of made-up filters.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "filter_spec.h"
+#include "params.h"
+#include "plan.h"
+
+namespace edgewise {
+
+// A second image a filter can write besides its result (the CLI offers it
+// as --write-NAME FILE).
+struct FilterOutputInfo {
+  const char* name = "";  // "sigma"
+  const char* help = "";  // what the image holds, for --help
+  // Channels of the image for this spec and input (1 grey, 3 RGB).
+  int (*channels)(const FilterSpec& spec, const ImageShape& shape) = nullptr;
+};
+
+struct FilterInfo {
+  const char* name = "";           // --filter NAME, the settings text, the dialog's filter list
+  const char* title = "";          // "Edgewise Bilateral": the dialog's title, the progress text
+  const char* summary = "";        // a phrase for help texts: "the exact bilateral filter"
+  const char* pdb_procedure = "";  // "plug-in-edgewise-bilateral"
+  const char* pdb_blurb = "";      // one line for the procedure browser
+  const char* menu_label = "";     // "Edgewise _Bilateral..." under Filters > Enhance
+  // Its parameters, group by group. The PDB procedure takes run-mode, image,
+  // drawable, the first group's parameters, the backend, then the other
+  // groups' (the layout plug-in-edgewise-adaptive was published with).
+  std::vector<const ParamGroup*> groups;
+  std::vector<FilterOutputInfo> outputs;
+
+  // Rows and columns an output pixel's value depends on around it: filtering
+  // a region grown by this much gives its inner part exactly as filtering
+  // the whole image does.
+  int (*reach)(const FilterSpec& spec) = nullptr;
+  // What a parameter whose 0 means "auto" (ParamInfo::auto_meaning) stands for.
+  double (*auto_value)(const FilterSpec& spec, const ParamInfo& param) = nullptr;
+  // Constraints between values (each value alone is checked by its range):
+  // "" when fine, else one message. May be null.
+  std::string (*check)(const FilterSpec& spec) = nullptr;
+  // The spec the dialog's preview runs when it filters the image scaled by
+  // `scale` < 1. May be null: then every PreviewScaling::length parameter
+  // is scaled (scale_lengths).
+  FilterSpec (*at_preview_scale)(const FilterSpec& spec, double scale) = nullptr;
+  // Throws std::invalid_argument for a spec or shape it cannot plan.
+  std::unique_ptr<Plan> (*plan)(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) = nullptr;
+
+  std::vector<const ParamInfo*> params() const;
+  const ParamInfo* find_param(const std::string& flag) const;
+  const FilterOutputInfo* find_output(const std::string& name) const;
+};
+
+class Registry {
+ public:
+  // The first filter is the default one.
+  explicit Registry(std::vector<const FilterInfo*> filters);
+  const std::vector<const FilterInfo*>& filters() const { return filters_; }
+  const FilterInfo& default_filter() const { return *filters_.front(); }
+  const FilterInfo* find(const std::string& name) const;
+  // Every group of every filter once, in registry order, and the filters using it.
+  std::vector<const ParamGroup*> groups() const;
+  std::vector<const FilterInfo*> users(const ParamGroup& group) const;
+  // A parameter of any filter by its flag (a flag means one thing in a registry).
+  const ParamInfo* find_param(const std::string& flag) const;
+  // Every extra output of any filter, once by name.
+  std::vector<const FilterOutputInfo*> outputs() const;
+  std::vector<const FilterInfo*> producers(const std::string& output) const;
+
+ private:
+  std::vector<const FilterInfo*> filters_;
+};
+
+// The filters this build of Edgewise offers (core/filters/registry.cpp).
+const Registry& builtin_registry();
+
+// The usual preview scaling: length parameters times `scale`, kept within
+// their range; an automatic 0 stays automatic.
+FilterSpec scale_lengths(const FilterSpec& spec, double scale);
+// The spec the preview runs at `scale` (the filter's own rule, or scale_lengths); unchanged at 1.
+FilterSpec spec_at_scale(const FilterSpec& spec, double scale);
+int filter_reach(const FilterSpec& spec);
+// The value an automatic parameter stands for, or the value itself.
+double effective_value(const FilterSpec& spec, const ParamInfo& param);
+// The short unit a dialog shows beside the parameter for this spec (the
+// lab unit when the spec's colour mode is lab).
+const char* short_unit(const FilterSpec& spec, const ParamInfo& param);
+
+// Plans `spec` for an image: validates the spec (std::invalid_argument with
+// validate()'s message) and the shape, then runs the filter's planner.
+std::unique_ptr<Plan> make_plan(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request = {});
+
+}  // namespace edgewise

@@ -1,0 +1,251 @@
+// The bilateral family's parameter tables, planner and registry rows.
+#include "bilateral.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "bilateral_math.h"
+
+namespace edgewise {
+
+namespace {
+
+constexpr double kLog2eDouble = 1.4426950408889634074;
+
+const ParamGroup& bilateral_group() {
+  static const ParamGroup group = ParamGroupBuilder()
+#define EW_DEF_TABLE
+#include "bilateral_params.def"
+                                      .build();
+  return group;
+}
+
+const ParamGroup& adaptive_group() {
+  static const ParamGroup group = ParamGroupBuilder()
+#define EW_DEF_TABLE
+#include "adaptive_params.def"
+                                      .build();
+  return group;
+}
+
+// The generated readers ask for every flag of their list; a spec of
+// another family has none of them.
+struct Required {
+  const FilterSpec& spec;
+  double get(const char* flag) const {
+    if (!spec.has(flag))
+      throw std::invalid_argument(std::string("the ") + spec.filter().name + " filter has no parameter " + flag);
+    return spec.get(flag);
+  }
+};
+
+void require(const std::string& error) {
+  if (!error.empty()) throw std::invalid_argument(error);
+}
+
+int radius_of(const BilateralParameters& p) {
+  if (p.radius > 0) return p.radius;
+  return static_cast<int>(std::ceil(2.0 * static_cast<double>(p.sigma_s)));
+}
+
+BilateralParams make_params(const BilateralParameters& b, const AdaptiveParameters* a, const ImageShape& shape,
+                            int radius) {
+  BilateralParams p{};
+  p.radius = radius;
+  p.color_channels = color_channels(shape);
+  p.has_alpha = has_alpha(shape);
+  p.kernel = b.kernel;
+  // Grey images have one channel: every mode collapses to it, measured in
+  // code values like per-channel and rgb.
+  p.lab = b.mode == ColorMode::lab && p.color_channels == 3;
+  p.joint = b.mode != ColorMode::per_channel || p.color_channels == 1;
+  p.spatial_log2_coefficient = static_cast<float>(kLog2eDouble / (2.0 * double(b.sigma_s) * double(b.sigma_s)));
+  p.adaptive = a != nullptr;
+  const AdaptiveParameters defaults;
+  const AdaptiveParameters& adaptive = a ? *a : defaults;
+  p.adapt_k = adaptive.adapt_k;
+  p.adapt_eps = adaptive.adapt_eps;
+  p.adapt_min = adaptive.adapt_min;
+  p.adapt_max = adaptive.adapt_max;
+  p.normalized_unit2 = p.lab ? 1e-4f : 1.0f;  // working units: 0..1 samples, or Delta E
+  p.coefficient_factor = static_cast<float>(p.kernel == RangeKernel::gaussian ? 0.5 * kLog2eDouble : 1.0);
+  // sigma_r is in 0-255 code values for per-channel/rgb whatever the sample
+  // precision, and in Delta E for lab (Lab planes are in Delta E units);
+  // normalized, it is the adaptive filter's unit.
+  p.range_coefficient = range_coefficient_for(p, b.sigma_r / (p.lab ? 100.0f : 255.0f));
+  p.scale = sqrtf(p.range_coefficient);
+  p.inverse_scale = 1.0f / p.scale;
+  return p;
+}
+
+std::unique_ptr<Plan> plan_family(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request,
+                                  const AdaptiveParameters* adaptive) {
+  const BilateralParameters b = bilateral_parameters(spec);
+  auto plan = std::make_unique<BilateralPlan>();
+  plan->family = "bilateral";
+  plan->radius = radius_of(b);
+  plan->passes = b.iterations;
+  plan->pad = plan->radius;
+  plan->reach = b.iterations * plan->radius;
+  plan->scratch_bands = b.iterations > 1 ? 1 : 0;  // the next pass's input
+  plan->params = make_params(b, adaptive, shape, plan->radius);
+
+  const int r = plan->radius;
+  const double inv_two_var = 1.0 / (2.0 * double(b.sigma_s) * double(b.sigma_s));
+  const bool folded = b.kernel == RangeKernel::gaussian;
+  plan->spatial_term.resize(size_t(plan->taps()));
+  for (int dy = -r; dy <= r; ++dy)
+    for (int dx = -r; dx <= r; ++dx) {
+      const double e = -double(dx * dx + dy * dy) * inv_two_var;
+      plan->spatial_term[size_t((dy + r) * plan->window() + (dx + r))] =
+          static_cast<float>(folded ? e * kLog2eDouble : std::exp(e));
+    }
+
+  for (const std::string& output : request.extra_outputs) {
+    // The only extra output of the family (the registry checked the name).
+    plan->sigma_output = true;
+    plan->extra_outputs.push_back({output, plan->params.joint ? 1 : plan->params.color_channels});
+  }
+  return plan;
+}
+
+std::unique_ptr<Plan> plan_bilateral(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) {
+  return plan_family(spec, shape, request, nullptr);
+}
+
+std::unique_ptr<Plan> plan_adaptive(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) {
+  const AdaptiveParameters adaptive = adaptive_parameters(spec);
+  return plan_family(spec, shape, request, &adaptive);
+}
+
+int family_reach(const FilterSpec& spec) {
+  const BilateralParameters p = bilateral_parameters(spec);
+  return p.iterations * radius_of(p);
+}
+
+double family_auto_value(const FilterSpec& spec, const ParamInfo& param) {
+  if (std::string(param.cli_flag) == "radius") return effective_radius(spec);
+  return spec.get(param.cli_flag);
+}
+
+std::string check_adaptive(const FilterSpec& spec) {
+  const AdaptiveParameters a = adaptive_parameters(spec);
+  if (a.adapt_min > a.adapt_max)
+    return "invalid adapt-min " + value_text(*spec.filter().find_param("adapt-min"), a.adapt_min) +
+           ": must not exceed adapt-max " + value_text(*spec.filter().find_param("adapt-max"), a.adapt_max);
+  return "";
+}
+
+int sigma_channels(const FilterSpec& spec, const ImageShape& shape) {
+  const bool per_channel = bilateral_parameters(spec).mode == ColorMode::per_channel;
+  return per_channel && color_channels(shape) == 3 ? 3 : 1;
+}
+
+}  // namespace
+
+BilateralParameters bilateral_parameters(const FilterSpec& spec) {
+  BilateralParameters p;
+  const Required source{spec};
+#define EW_DEF_TARGET p
+#define EW_DEF_SOURCE source
+#define EW_DEF_READ
+#include "bilateral_params.def"
+#undef EW_DEF_TARGET
+#undef EW_DEF_SOURCE
+  return p;
+}
+
+AdaptiveParameters adaptive_parameters(const FilterSpec& spec) {
+  AdaptiveParameters p;
+  const Required source{spec};
+#define EW_DEF_TARGET p
+#define EW_DEF_SOURCE source
+#define EW_DEF_READ
+#include "adaptive_params.def"
+#undef EW_DEF_TARGET
+#undef EW_DEF_SOURCE
+  return p;
+}
+
+#define EW_DEF_WRITE_ONE(flag, value) require(set_param(spec, flag, double(value)))
+
+FilterSpec bilateral_spec(const BilateralParameters& parameters) {
+  FilterSpec spec(bilateral_filter());
+#define EW_DEF_SOURCE parameters
+#define EW_DEF_WRITE
+#include "bilateral_params.def"
+#undef EW_DEF_SOURCE
+  return spec;
+}
+
+FilterSpec adaptive_spec(const BilateralParameters& bilateral, const AdaptiveParameters& adaptive) {
+  FilterSpec spec(adaptive_filter());
+#define EW_DEF_SOURCE bilateral
+#define EW_DEF_WRITE
+#include "bilateral_params.def"
+#undef EW_DEF_SOURCE
+#define EW_DEF_SOURCE adaptive
+#define EW_DEF_WRITE
+#include "adaptive_params.def"
+#undef EW_DEF_SOURCE
+  require(validate(spec));
+  return spec;
+}
+
+#undef EW_DEF_WRITE_ONE
+
+const char* to_string(ColorMode mode) {
+  return bilateral_group().params[0].tokens.at(static_cast<size_t>(mode)).c_str();
+}
+
+const char* to_string(RangeKernel kernel) {
+  for (const ParamInfo& info : bilateral_group().params)
+    if (std::string(info.cli_flag) == "kernel") return info.tokens.at(static_cast<size_t>(kernel)).c_str();
+  return "";
+}
+
+int effective_radius(const BilateralParameters& parameters) { return radius_of(parameters); }
+int effective_radius(const FilterSpec& spec) { return radius_of(bilateral_parameters(spec)); }
+
+const FilterInfo& bilateral_filter() {
+  static const FilterInfo info = [] {
+    FilterInfo row;
+    row.name = "bilateral";
+    row.title = "Edgewise Bilateral";
+    row.summary = "the exact bilateral filter";
+    row.pdb_procedure = "plug-in-edgewise-bilateral";
+    row.pdb_blurb = "Edge-preserving denoising (bilateral filter)";
+    row.menu_label = "Edgewise _Bilateral...";
+    row.groups = {&bilateral_group()};
+    row.reach = family_reach;
+    row.auto_value = family_auto_value;
+    row.plan = plan_bilateral;
+    return row;
+  }();
+  return info;
+}
+
+const FilterInfo& adaptive_filter() {
+  static const FilterInfo info = [] {
+    FilterInfo row;
+    row.name = "adaptive";
+    row.title = "Edgewise Adaptive";
+    row.summary = "the variance-adaptive bilateral filter: sigma-r follows the local bilateral-weighted deviation";
+    row.pdb_procedure = "plug-in-edgewise-adaptive";
+    row.pdb_blurb = "Edge-preserving denoising (variance-adaptive bilateral filter)";
+    row.menu_label = "Edgewise _Adaptive...";
+    row.groups = {&bilateral_group(), &adaptive_group()};
+    row.outputs = {{"sigma",
+                    "each pixel's sigma-r' as a grey image (RGB in per-channel mode), scaled so that adapt-max is "
+                    "white",
+                    sigma_channels}};
+    row.reach = family_reach;
+    row.auto_value = family_auto_value;
+    row.check = check_adaptive;
+    row.plan = plan_adaptive;
+    return row;
+  }();
+  return info;
+}
+
+}  // namespace edgewise

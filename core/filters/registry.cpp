@@ -1,0 +1,17 @@
+// The filters this build offers, in the order front ends list them (the
+// first is the default). A new filter is one line here; its stem holds the
+// rest (docs/architecture.md has the checklist).
+#include "bilateral.h"
+#include "filter_registry.h"
+
+namespace edgewise {
+
+const Registry& builtin_registry() {
+  static const Registry registry({
+      &bilateral_filter(),
+      &adaptive_filter(),
+  });
+  return registry;
+}
+
+}  // namespace edgewise

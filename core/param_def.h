@@ -1,0 +1,77 @@
+// Expansions of a filter's .def list. A list is a sequence of
+//
+//   EW_GROUP(name, cli_heading, cli_intro, dialog_frame)   once, first
+//   EW_CHOICE(EnumType, field, "flag", "_Label", default_enumerator, enumerators...)
+//   EW_INT(field, "flag", "_Label", default)
+//   EW_REAL(field, "flag", "_Label", default)                (a float member)
+//
+// each parameter followed by its attributes, as GEGL chains property
+// attributes: EW_RANGE(hard_min, hard_max) (what the validator accepts),
+// EW_SLIDER(min, max) (what a slider offers), EW_UNIT("words", "short"),
+// EW_LAB_UNIT("short in lab mode"), EW_AUTO("what 0 chooses"),
+// EW_PREVIEW_SCALES (a length in pixels), EW_NOT_PDB, EW_HELP("text").
+// A choice's enumerators are C++ identifiers; its spellings are them with
+// '_' written '-' (per_channel -> "per-channel"), in the enum's order.
+//
+// A filter header generates its enums and typed struct, and a .cpp its
+// table and its spec conversions:
+//
+//   #define EW_DEF_ENUMS          #include "x.def"   -> enum class EnumType {...};
+//   #define EW_DEF_FIELDS         #include "x.def"   -> struct members with defaults
+//   #define EW_DEF_TABLE          #include "x.def"   -> a ParamGroupBuilder chain
+//   #define EW_DEF_READ           #include "x.def"   -> p.field = ... spec.get("flag")
+//   #define EW_DEF_WRITE          #include "x.def"   -> set(spec, "flag", p.field)
+//
+// Each expansion defines the macros the list uses and the list undefines
+// them at its end (param_def_end.h), so a list can be included many times.
+
+#if defined(EW_DEF_ENUMS)
+#define EW_GROUP(name, heading, intro, frame)
+#define EW_CHOICE(type, field, flag, label, def, ...) enum class type { __VA_ARGS__ };
+#define EW_INT(field, flag, label, def)
+#define EW_REAL(field, flag, label, def)
+#elif defined(EW_DEF_FIELDS)
+#define EW_GROUP(name, heading, intro, frame)
+#define EW_CHOICE(type, field, flag, label, def, ...) type field = type::def;
+#define EW_INT(field, flag, label, def) int field = def;
+#define EW_REAL(field, flag, label, def) float field = static_cast<float>(def);
+#elif defined(EW_DEF_TABLE)
+#define EW_GROUP(name, heading, intro, frame) .group(#name, heading, intro, frame)
+#define EW_CHOICE(type, field, flag, label, def, ...) \
+  .choice(#field, flag, label, static_cast<int>(type::def), #__VA_ARGS__)
+#define EW_INT(field, flag, label, def) .integer(#field, flag, label, def)
+#define EW_REAL(field, flag, label, def) .real(#field, flag, label, def)
+#elif defined(EW_DEF_READ)
+#define EW_GROUP(name, heading, intro, frame)
+#define EW_CHOICE(type, field, flag, label, def, ...) \
+  EW_DEF_TARGET.field = static_cast<type>(static_cast<int>(EW_DEF_SOURCE.get(flag)));
+#define EW_INT(field, flag, label, def) EW_DEF_TARGET.field = static_cast<int>(EW_DEF_SOURCE.get(flag));
+#define EW_REAL(field, flag, label, def) EW_DEF_TARGET.field = static_cast<float>(EW_DEF_SOURCE.get(flag));
+#elif defined(EW_DEF_WRITE)
+#define EW_GROUP(name, heading, intro, frame)
+#define EW_CHOICE(type, field, flag, label, def, ...) EW_DEF_WRITE_ONE(flag, static_cast<int>(EW_DEF_SOURCE.field));
+#define EW_INT(field, flag, label, def) EW_DEF_WRITE_ONE(flag, EW_DEF_SOURCE.field);
+#define EW_REAL(field, flag, label, def) EW_DEF_WRITE_ONE(flag, EW_DEF_SOURCE.field);
+#else
+#error "include param_def.h with one of EW_DEF_ENUMS, EW_DEF_FIELDS, EW_DEF_TABLE, EW_DEF_READ, EW_DEF_WRITE defined"
+#endif
+
+#if defined(EW_DEF_TABLE)
+#define EW_RANGE(hmin, hmax) .range(hmin, hmax)
+#define EW_SLIDER(smin, smax) .slider(smin, smax)
+#define EW_UNIT(words, short_form) .unit(words, short_form)
+#define EW_LAB_UNIT(short_form) .lab_unit(short_form)
+#define EW_AUTO(meaning) .automatic(meaning)
+#define EW_PREVIEW_SCALES .scales_with_preview()
+#define EW_NOT_PDB .not_pdb()
+#define EW_HELP(text) .help(text)
+#else
+#define EW_RANGE(hmin, hmax)
+#define EW_SLIDER(smin, smax)
+#define EW_UNIT(words, short_form)
+#define EW_LAB_UNIT(short_form)
+#define EW_AUTO(meaning)
+#define EW_PREVIEW_SCALES
+#define EW_NOT_PDB
+#define EW_HELP(text)
+#endif

@@ -1,0 +1,89 @@
+// A filter's parameters as data: each one declared once in a .def list (see
+// param_def.h for the format), from which its typed struct, its enums and
+// this table are generated. Front ends build options, help, PDB arguments
+// and dialog rows from the table, so no front end names a parameter.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace edgewise {
+
+enum class ParamType { choice, integer, real };
+
+// How a parameter follows the preview's zoom below 100 %, where the dialog
+// filters a reduced copy of the image.
+enum class PreviewScaling {
+  none,    // the same value at every zoom (range sigmas, counts)
+  length,  // a distance in pixels: scaled with the image (never below its minimum; 0 = auto stays auto)
+};
+
+struct ParamInfo {
+  const char* field = "";      // the typed struct's member: "sigma_s"
+  const char* cli_flag = "";   // "sigma-s": the CLI option, the PDB argument's name, the settings text
+  std::string mnemonic_label;  // "_Spatial sigma": '_' marks the dialog's access key
+  std::string label;           // "Spatial sigma": help texts and messages
+  const char* help = "";
+  ParamType type = ParamType::real;
+  double default_value = 0;
+  double hard_min = 0, hard_max = 0;      // what the validator accepts
+  double slider_min = 0, slider_max = 0;  // what a slider offers; the spin button takes the hard range
+  // Units: the words for help texts and messages; the short forms beside a
+  // dialog's spin button, which may differ in lab mode (sigma-r: "/ 255" or
+  // "ΔE"). Empty when there is none.
+  const char* unit = "";
+  const char* short_unit = "";
+  const char* short_unit_lab = "";
+  // Non-empty when 0 means "choose automatically": what is chosen then.
+  const char* auto_meaning = "";
+  PreviewScaling preview = PreviewScaling::none;
+  bool pdb = true;  // an argument of the filter's PDB procedure
+  // Choices: the spellings in the enum's order (the index is the PDB value).
+  std::vector<std::string> tokens;
+  std::string default_token;
+
+  bool is_enum() const { return type == ParamType::choice; }
+  bool is_integer() const { return type != ParamType::real; }
+  // "px, 0 = auto ceil(2 sigma-s)": the unit as help texts and messages give it.
+  std::string unit_text() const;
+  // The short unit for the current colour mode.
+  const char* short_unit_for(bool lab) const { return lab && short_unit_lab[0] ? short_unit_lab : short_unit; }
+};
+
+// One .def list: parameters that belong together and the words that
+// introduce them where a front end shows them as a block (the CLI's help
+// section, the dialog's frame).
+struct ParamGroup {
+  const char* name = "";          // "bilateral"
+  const char* cli_heading = "";   // "Adaptive filter options"
+  const char* cli_intro = "";     // a paragraph under the heading, or ""
+  const char* dialog_frame = "";  // the dialog frame's title, or "" for the main rows
+  std::vector<ParamInfo> params;
+};
+
+// Builds a group from a .def list; the list expands to one chain of calls,
+// each attribute applying to the parameter declared last.
+class ParamGroupBuilder {
+ public:
+  ParamGroupBuilder& group(const char* name, const char* cli_heading, const char* cli_intro, const char* dialog_frame);
+  ParamGroupBuilder& choice(const char* field, const char* flag, const char* label, int default_index,
+                            const char* enumerators);
+  ParamGroupBuilder& integer(const char* field, const char* flag, const char* label, double default_value);
+  ParamGroupBuilder& real(const char* field, const char* flag, const char* label, double default_value);
+  ParamGroupBuilder& range(double hard_min, double hard_max);
+  ParamGroupBuilder& slider(double slider_min, double slider_max);
+  ParamGroupBuilder& unit(const char* words, const char* short_form);
+  ParamGroupBuilder& lab_unit(const char* short_form);
+  ParamGroupBuilder& automatic(const char* meaning);
+  ParamGroupBuilder& scales_with_preview();
+  ParamGroupBuilder& not_pdb();
+  ParamGroupBuilder& help(const char* text);
+  // Fills the derived fields (labels, choice ranges) and checks the list.
+  ParamGroup build();
+
+ private:
+  ParamInfo& last();
+  ParamGroup group_;
+};
+
+}  // namespace edgewise

@@ -1,0 +1,123 @@
+// The CPU backend: bands run one at a time, each on all cores, through the
+// family's band kernel (cpu_kernels.cpp); rows are unpacked from and packed
+// to their stored sample type in parallel.
+#include "cpu_backend.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "backend.h"
+#include "band_io.h"
+#include "cpu_kernels.h"
+
+namespace edgewise::cpu {
+
+namespace {
+
+ParallelRows openmp_rows(int threads) {
+  return [threads](int count, const std::function<void(int, int)>& body) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int i = 0; i < count; ++i) body(i, i + 1);
+  };
+}
+
+class CpuRunner : public BandRunner {
+ public:
+  CpuRunner(const Plan& plan, const KernelEntry& entry, int band_rows, int threads) : plan_(plan) {
+    context_.band_rows = band_rows;
+    context_.threads = threads;
+    context_.parallel = openmp_rows(threads);
+    const int width = plan.shape.width, planes = plan.shape.channels;
+    input_.resize(padded_band_floats(band_rows + 2 * plan.reach, width, plan.pad, planes));
+    output_.resize(size_t(band_rows) * size_t(width) * size_t(planes));
+    for (const ExtraOutput& extra : plan.extra_outputs)
+      extras_.emplace_back(size_t(band_rows) * size_t(width) * size_t(extra.channels));
+    kernel_ = entry.make(plan, context_);
+  }
+
+  void submit(int, const BandTask& task) override {
+    const int width = plan_.shape.width, planes = plan_.shape.channels;
+    PaddedBand input = describe_padded_band(task.y0 - plan_.reach, task.rows + 2 * plan_.reach, width, plan_.pad,
+                                            planes, input_.data());
+    unpack_rows(task.input, plan_.shape.height, input, context_.parallel);
+    const OutputBand output = describe_output_band(task.y0, task.rows, width, planes, output_.data());
+    std::vector<OutputBand> extras;
+    for (size_t e = 0; e < extras_.size(); ++e)
+      extras.push_back(
+          describe_output_band(task.y0, task.rows, width, plan_.extra_outputs[e].channels, extras_[e].data()));
+    kernel_->run(input, output, extras);
+    pack_rows(output, task.output, context_.parallel);
+    for (size_t e = 0; e < extras.size(); ++e) pack_rows(extras[e], task.extras[e], context_.parallel);
+  }
+
+  void wait(int) override {}  // submit() finished the band
+
+ private:
+  const Plan& plan_;
+  KernelContext context_;
+  std::vector<float> input_, output_;
+  std::vector<std::vector<float>> extras_;
+  std::unique_ptr<BandKernel> kernel_;
+};
+
+class CpuBackend : public Backend {
+ public:
+  explicit CpuBackend(const BackendOptions& options)
+      : threads_(options.threads > 0 ? options.threads : omp_get_num_procs()) {}
+
+  std::string name() const override {
+    return "cpu (" + std::string(instruction_set()) + ", " + std::to_string(threads_) + " threads)";
+  }
+
+  std::string unsupported(const Plan& plan) const override {
+    return find_kernel(plan.family) ? "" : "the CPU backend has no kernel for the " + plan.family + " filters";
+  }
+
+  // One band at a time, its padded input around 16 MiB: small enough that a
+  // band's unpack, filter and pack stay near the cache and its buffers are
+  // reused, large enough that halo rows cost little.
+  BandBudget budget(const Plan& plan) const override {
+    BandBudget budget;
+    const KernelEntry* entry = find_kernel(plan.family);
+    if (entry) {
+      const BandCost own = entry->own_cost(plan);
+      budget.own = {own.fixed * sizeof(float), own.per_row * sizeof(float)};
+    }
+    budget.bytes_per_band = size_t(48) << 20;
+    budget.name = "CPU band memory";
+    return budget;
+  }
+
+  std::unique_ptr<BandRunner> prepare(const Plan& plan, int band_rows, int) override {
+    const KernelEntry* entry = find_kernel(plan.family);
+    if (!entry) throw BackendError(unsupported(plan));
+    return std::make_unique<CpuRunner>(plan, *entry, band_rows, threads_);
+  }
+
+ private:
+  int threads_;
+};
+
+class CpuProvider : public BackendProvider {
+ public:
+  std::string id() const override { return "cpu"; }
+  std::string name() const override { return "CPU"; }
+  std::string label() const override { return "CPU"; }
+  bool is_fallback() const override { return true; }
+  bool usable(std::string& description) const override {
+    description = std::to_string(omp_get_num_procs()) + " cores, " + instruction_set();
+    return true;
+  }
+  std::unique_ptr<Backend> make(const BackendOptions& options) const override {
+    return std::make_unique<CpuBackend>(options);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const BackendProvider> cpu_backend_provider() { return std::make_shared<CpuProvider>(); }
+
+}  // namespace edgewise::cpu

@@ -1,0 +1,21 @@
+#include "cpu_kernels.h"
+
+#include "bilateral_cpu.h"
+
+namespace edgewise::cpu {
+
+namespace {
+
+const KernelEntry kKernels[] = {
+    {"bilateral", bilateral_own_cost, make_bilateral_kernel},
+};
+
+}  // namespace
+
+const KernelEntry* find_kernel(const std::string& family) {
+  for (const KernelEntry& entry : kKernels)
+    if (family == entry.family) return &entry;
+  return nullptr;
+}
+
+}  // namespace edgewise::cpu

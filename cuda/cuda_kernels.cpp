@@ -1,0 +1,20 @@
+// The CUDA backend's band kernels, one row per filter family (Plan::family).
+#include "bilateral_cuda.h"
+
+namespace edgewise::cuda {
+
+namespace {
+
+const DeviceKernelEntry kKernels[] = {
+    {"bilateral", bilateral_unsupported, make_bilateral_device_kernel},
+};
+
+}  // namespace
+
+const DeviceKernelEntry* find_device_kernel(const std::string& family) {
+  for (const DeviceKernelEntry& entry : kKernels)
+    if (family == entry.family) return &entry;
+  return nullptr;
+}
+
+}  // namespace edgewise::cuda

@@ -1,0 +1,90 @@
+#include "control_rows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace edgewise_dialog {
+
+namespace {
+
+// Decimals shown for a number: enough to move along its slider range in
+// about a thousand steps.
+int digits_for(const edgewise::ParamInfo& info) {
+  if (info.is_integer()) return 0;
+  if (info.slider_max <= 0.2) return 4;
+  if (info.slider_max <= 2) return 3;
+  if (info.slider_max <= 20) return 2;
+  return 1;
+}
+
+ControlRow make_row(const edgewise::ParamInfo& info) {
+  ControlRow row;
+  row.param = &info;
+  row.choice = info.is_enum();
+  row.choices = info.tokens;
+  row.slider_min = info.slider_min;
+  row.slider_max = info.slider_max;
+  row.hard_min = info.hard_min;
+  row.hard_max = info.hard_max;
+  row.digits = digits_for(info);
+  row.step = std::pow(10.0, 1 - row.digits) / (info.is_integer() ? 10 : 1);
+  row.automatic = info.auto_meaning[0] != '\0';
+  row.tooltip = info.help;
+  const std::string unit = info.unit_text();
+  if (!unit.empty()) row.tooltip += ", in " + unit;
+  return row;
+}
+
+}  // namespace
+
+DialogLayout describe_dialog(const edgewise::Registry& registry, const edgewise::BackendList& backends,
+                             const edgewise::FilterInfo* locked) {
+  DialogLayout layout;
+  if (!locked && registry.filters().size() > 1) layout.filters = registry.filters();
+  for (const edgewise::ParamGroup* group : registry.groups()) {
+    ControlBlock block;
+    block.frame = group->dialog_frame;
+    block.filters = registry.users(*group);
+    if (locked && std::find(block.filters.begin(), block.filters.end(), locked) == block.filters.end()) continue;
+    for (const edgewise::ParamInfo& info : group->params) block.rows.push_back(make_row(info));
+    layout.blocks.push_back(std::move(block));
+  }
+  layout.backends.push_back({"auto", "Auto", true, false, "every usable backend, the CPU last"});
+  for (const auto& provider : backends) {
+    BackendEntry entry;
+    entry.choice = provider->id();
+    entry.label = provider->label();
+    entry.usable = provider->usable(entry.description);
+    entry.fallback = provider->is_fallback();
+    layout.backends.push_back(std::move(entry));
+  }
+  return layout;
+}
+
+std::string unit_text(const ControlRow& row, const edgewise::Settings& settings) {
+  return edgewise::short_unit(settings.spec, *row.param);
+}
+
+double row_value(const ControlRow& row, const edgewise::Settings& settings) {
+  const char* flag = row.param->cli_flag;
+  if (settings.spec.has(flag)) return settings.spec.get(flag);
+  const auto kept = settings.others.find(flag);
+  if (kept == settings.others.end()) return row.param->default_value;
+  if (row.choice) {
+    const auto at = std::find(row.choices.begin(), row.choices.end(), kept->second);
+    return at == row.choices.end() ? row.param->default_value : double(at - row.choices.begin());
+  }
+  return std::strtod(kept->second.c_str(), nullptr);
+}
+
+void set_row_value(const ControlRow& row, double value, edgewise::Settings& settings) {
+  const char* flag = row.param->cli_flag;
+  if (settings.spec.has(flag)) {
+    edgewise::set_param(settings.spec, flag, value);
+    return;
+  }
+  settings.others[flag] = edgewise::value_text(*row.param, value);
+}
+
+}  // namespace edgewise_dialog
