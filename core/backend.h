@@ -28,11 +28,15 @@ struct BackendOptions {
 
 // How a backend wants the image cut into bands.
 struct BandBudget {
-  // Bytes one band in flight may hold: the plan's float planes
-  // (Plan::band_cost) plus the backend's own buffers (`own`, in bytes).
-  size_t bytes_per_band = size_t(48) << 20;
+  // Bytes all bands in flight may hold together; each band holds the plan's
+  // float planes (Plan::band_cost) and the backend's own buffers (`own`, in
+  // bytes).
+  size_t bytes = size_t(48) << 20;
   BandCost own;
-  int slots = 1;  // bands in flight: a GPU overlaps one band's copies with another's compute
+  // Bands in flight: a GPU overlaps one band's copies with another's
+  // compute. Fewer when the budget cannot hold this many bands of the
+  // filter's reach.
+  int slots = 1;
   // Bands no taller than this share of the image (at least min_rows), so
   // copies overlap compute even when the budget would fit the whole image.
   int min_bands = 1;

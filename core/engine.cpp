@@ -111,8 +111,9 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
   }
   const std::unique_ptr<Plan> plan = make_plan(spec, in.shape, request);
   return run_with_fallback(*plan, options, [&](Backend& backend) {
-    BufferInput input(in);
-    BufferOutput output(out, overlap(in, out));
+    const bool in_place = overlap(in, out);
+    BufferInput input(in, in_place);
+    BufferOutput output(out, in_place);
     std::vector<BufferOutput> extra_outputs;
     for (const ExtraImage& extra : extras) extra_outputs.emplace_back(extra.buffer, false);
     std::vector<RowOutput*> extra_pointers;

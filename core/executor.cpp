@@ -14,8 +14,17 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-RowSpan BufferInput::read(int first, int rows, void*) {
-  return {buffer_.row(first), buffer_.stride(), buffer_.type, first, rows};
+size_t BufferInput::staged_row_bytes() const {
+  return staged_ ? size_t(buffer_.shape.width) * size_t(buffer_.shape.channels) * size_t(sample_bytes(buffer_.type))
+                 : 0;
+}
+
+RowSpan BufferInput::read(int first, int rows, void* staging) {
+  if (!staged_) return {buffer_.row(first), buffer_.stride(), buffer_.type, first, rows};
+  const size_t row_bytes = staged_row_bytes();
+  for (int i = 0; i < rows; ++i)
+    std::memcpy(static_cast<unsigned char*>(staging) + size_t(i) * row_bytes, buffer_.row(first + i), row_bytes);
+  return {staging, row_bytes, buffer_.type, first, rows};
 }
 
 RowSpan BufferOutput::target(int y0, int rows, void* staging) {
@@ -47,28 +56,37 @@ void StreamOutput::deliver(const RowSpan& rows) {
   sink_.write_rows(rows.first_row, rows.rows, static_cast<const float*>(rows.data));
 }
 
-int choose_band_rows(const Plan& plan, const BandBudget& budget, int requested) {
+BandLayout choose_bands(const Plan& plan, const BandBudget& budget, int requested) {
   const int height = plan.shape.height;
   const int least = std::min(height, std::max(plan.reach, 1));
-  if (requested > 0) return std::min(height, std::max(requested, least));
   const BandCost cost = plan.band_cost();
   const size_t fixed = cost.fixed * sizeof(float) + budget.own.fixed;
   const size_t per_row = cost.per_row * sizeof(float) + budget.own.per_row;
-  if (budget.bytes_per_band <= fixed + per_row * size_t(least))
-    throw BackendError(budget.name + " of " + std::to_string(budget.bytes_per_band * size_t(budget.slots) >> 20) +
+  const size_t smallest = fixed + per_row * size_t(std::max(least, requested > 0 ? std::min(requested, height) : 0));
+  BandLayout layout;
+  layout.slots = std::max(1, budget.slots);
+  while (layout.slots > 1 && budget.bytes / size_t(layout.slots) < smallest) --layout.slots;
+  const size_t per_band = budget.bytes / size_t(layout.slots);
+  if (requested > 0) {
+    layout.rows = std::min(height, std::max(requested, least));
+    return layout;
+  }
+  if (per_band < smallest)
+    throw BackendError(budget.name + " of " + std::to_string(budget.bytes >> 20) +
                        " MiB is too small for this image width and filter reach");
-  const int fit = int(std::min<size_t>((budget.bytes_per_band - fixed) / per_row, size_t(height)));
+  const int fit = int(std::min<size_t>((per_band - fixed) / per_row, size_t(height)));
   const int share = std::max((height + budget.min_bands - 1) / budget.min_bands, budget.min_rows);
-  return std::min(height, std::max(std::min(fit, share), least));
+  layout.rows = std::min(height, std::max(std::min(fit, share), least));
+  return layout;
 }
 
 void execute(const Plan& plan, Backend& backend, RowInput& input, RowOutput& output,
              const std::vector<RowOutput*>& extras, const ExecuteOptions& options) {
-  const BandBudget budget = backend.budget(plan);
-  const int band_rows = choose_band_rows(plan, budget, options.band_rows);
+  const BandLayout layout = choose_bands(plan, backend.budget(plan), options.band_rows);
+  const int band_rows = layout.rows;
   const int height = plan.shape.height, reach = plan.reach;
   const int bands = (height + band_rows - 1) / band_rows;
-  const int slots = std::max(1, std::min(budget.slots, bands));
+  const int slots = std::min(layout.slots, bands);
 
   // Staging first: the runner, declared after it, is destroyed first and
   // waits for work in flight before the memory goes.
@@ -90,8 +108,8 @@ void execute(const Plan& plan, Backend& backend, RowInput& input, RowOutput& out
   std::unique_ptr<BandRunner> runner = backend.prepare(plan, band_rows, slots);
 
   // Bands are delivered in order, each only after the next band's input was
-  // read, so an output that overwrites the input (bands of at least reach
-  // rows) never feeds a later band a filtered row.
+  // read (copied, when the output overwrites the input), so with bands of
+  // at least the reach no band is fed a filtered row.
   int next_delivery = 0;
   auto deliver_done = [&] {
     for (;;) {

@@ -37,17 +37,18 @@ class RowOutput {
   virtual size_t staged_row_bytes() const = 0;  // 0: written in place
 };
 
-// An image in memory, read or written in place. An output that overlaps
-// the input is staged instead and delivered only after later bands have
-// read what they need, so a job may filter a buffer in place.
+// An image in memory, read or written in place. When the output overlaps
+// the input both are staged: a band's input rows are copied before the
+// bands above it are delivered, so a job may filter a buffer in place.
 class BufferInput : public RowInput {
  public:
-  explicit BufferInput(const ImageBuffer& buffer) : buffer_(buffer) {}
+  BufferInput(const ImageBuffer& buffer, bool staged) : buffer_(buffer), staged_(staged) {}
   RowSpan read(int first, int rows, void* staging) override;
-  size_t staged_row_bytes() const override { return 0; }
+  size_t staged_row_bytes() const override;
 
  private:
   ImageBuffer buffer_;
+  bool staged_;
 };
 
 class BufferOutput : public RowOutput {
@@ -102,10 +103,17 @@ struct ExecuteOptions {
   RunObserver* observer = nullptr;
 };
 
-// Output rows per band for this backend's budget: the largest that fits,
-// no more than the image's share the backend asks for, at least the reach.
-// Throws BackendError when not even that fits.
-int choose_band_rows(const Plan& plan, const BandBudget& budget, int requested);
+struct BandLayout {
+  int rows = 0;   // output rows per band
+  int slots = 1;  // bands in flight
+};
+
+// Band height and bands in flight for this backend's budget: the most
+// slots the budget holds bands of at least the reach for (up to the
+// backend's), and the tallest such band, no taller than the image's share
+// the backend asks for. `requested` rows (at least the reach) replace the
+// height when not 0. Throws BackendError when not even one band fits.
+BandLayout choose_bands(const Plan& plan, const BandBudget& budget, int requested);
 
 // Runs `plan` over the whole image. Throws BackendError from the backend,
 // Cancelled when progress says stop; nothing is delivered twice.

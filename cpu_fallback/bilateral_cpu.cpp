@@ -19,16 +19,48 @@ namespace edgewise::cpu {
 
 namespace {
 
-void planes_to_lab(float* r, float* g, float* b, size_t count, int threads) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (ptrdiff_t i = 0; i < ptrdiff_t(count); ++i) rgb_to_lab(r[i], g[i], b[i], r[i], g[i], b[i]);
+// Below this many samples a loop runs on the calling thread: waking the
+// team costs more than it saves, and with many processes sharing the cores
+// (a test suite) the spinning threads of short regions starve each other.
+constexpr size_t kParallelSamples = 32768;
+
+// The pass's input as the kernels read it: colour planes converted to Lab in
+// place (lab mode) and copied, times params.scale, into `scaled`, alpha as
+// it is. One sweep over the band.
+void prepare_pass(const BilateralParams& p, PaddedBand& source, const PaddedBand& scaled, int threads) {
+  const int colours = p.color_channels;
+  const ptrdiff_t rows = source.rows;
+  const size_t width = size_t(source.width);
+#pragma omp parallel for schedule(static) num_threads(threads) if (size_t(rows) * width >= kParallelSamples)
+  for (ptrdiff_t i = 0; i < rows; ++i) {
+    if (p.lab) {
+      float *r = source.row(0, int(i)), *g = source.row(1, int(i)), *b = source.row(2, int(i));
+      for (size_t x = 0; x < width; ++x) rgb_to_lab(r[x], g[x], b[x], r[x], g[x], b[x]);
+    }
+    for (int c = 0; c < colours; ++c) {
+      const float* from = source.row(c, int(i));
+      float* to = scaled.row(c, int(i));
+      for (size_t x = 0; x < width; ++x) to[x] = from[x] * p.scale;
+    }
+    if (p.has_alpha) std::memcpy(scaled.row(colours, int(i)), source.row(colours, int(i)), width * sizeof(float));
+  }
 }
 
-void rows_from_lab(const OutputBand& band, int first, int count, int threads) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int i = first; i < first + count; ++i) {
-    float *L = band.row(0, i), *a = band.row(1, i), *b = band.row(2, i);
-    for (int x = 0; x < band.width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);
+// The pass's output rows [first, end): back from Lab (lab mode), and alpha,
+// which passes through unchanged, from the source rows r further down.
+void finish_pass(const BilateralParams& p, const PaddedBand& source, const OutputBand& target, int first, int end,
+                 int threads) {
+  const int colours = p.color_channels, r = p.radius;
+#pragma omp parallel for schedule(static) \
+    num_threads(threads) if (size_t(end - first) * size_t(target.width) >= kParallelSamples)
+  for (int j = first; j < end; ++j) {
+    if (p.lab) {
+      float *L = target.row(0, j), *a = target.row(1, j), *b = target.row(2, j);
+      for (int x = 0; x < target.width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);
+    }
+    if (p.has_alpha)
+      std::memcpy(target.row(colours, j), source.row(colours, j + r) + source.pad,
+                  size_t(target.width) * sizeof(float));
   }
 }
 
@@ -45,14 +77,14 @@ class BilateralKernel : public BandKernel {
   void run(PaddedBand& input, const OutputBand& output, const std::vector<OutputBand>& extras) override {
     const BilateralParams& p = plan_.params;
     const int passes = plan_.passes, r = plan_.radius, height = plan_.shape.height;
-    const int colours = p.color_channels;
     PaddedBand source = input;
     float* spare = next_.data();  // ping-pong with the input band's memory
     for (int pass = 1; pass <= passes; ++pass) {
       const bool last = pass == passes;
       const int halo = (passes - pass) * r;  // rows this pass's output keeps for the passes after it
-      if (p.lab) planes_to_lab(source.plane(0), source.plane(1), source.plane(2), source.plane_stride, threads());
-      const PaddedBand scaled = scale(source);
+      PaddedBand scaled = source;
+      scaled.data = scaled_.data();
+      prepare_pass(p, source, scaled, threads());
 
       PaddedBand next;
       OutputBand target = output;
@@ -68,14 +100,9 @@ class BilateralKernel : public BandKernel {
       if (pass == 1 && !extras.empty()) sigma = {&extras[0], halo};
       const RowFunction rows = rows_;
       const BilateralPlan& plan = plan_;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads())
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads()) if (end - first > 1)
       for (int j = first; j < end; ++j) rows(plan, scaled, source, target, sigma, j, j + 1);
-
-      if (p.lab) rows_from_lab(target, first, end - first, threads());
-      if (p.has_alpha)  // alpha passes through every pass unchanged
-        for (int j = first; j < end; ++j)
-          std::memcpy(target.row(colours, j), source.row(colours, j + r) + source.pad,
-                      size_t(target.width) * sizeof(float));
+      finish_pass(p, source, target, first, end, threads());
       if (last) break;
       repad(next, first, end - first, context_.parallel);
       spare = source.data;
@@ -85,25 +112,6 @@ class BilateralKernel : public BandKernel {
 
  private:
   int threads() const { return context_.threads; }
-
-  // The colour planes times params.scale (the one form of the range
-  // coefficient, bilateral_math.h), alpha as it is, in scaled_.
-  PaddedBand scale(const PaddedBand& source) {
-    PaddedBand scaled = source;
-    scaled.data = scaled_.data();
-    const float factor = plan_.params.scale;
-    const int colours = plan_.params.color_channels;
-    const ptrdiff_t count = ptrdiff_t(source.plane_stride);
-    for (int c = 0; c < colours; ++c) {
-      const float* from = source.plane(c);
-      float* to = scaled.plane(c);
-#pragma omp parallel for schedule(static) num_threads(threads())
-      for (ptrdiff_t i = 0; i < count; ++i) to[i] = from[i] * factor;
-    }
-    if (plan_.params.has_alpha)
-      std::memcpy(scaled.plane(colours), source.plane(colours), source.plane_stride * sizeof(float));
-    return scaled;
-  }
 
   const BilateralPlan& plan_;
   KernelContext context_;

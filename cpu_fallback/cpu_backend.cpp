@@ -17,9 +17,11 @@ namespace edgewise::cpu {
 
 namespace {
 
+// A few rows run on the calling thread: waking the team for them costs more
+// than it saves (see bilateral_cpu.cpp).
 ParallelRows openmp_rows(int threads) {
   return [threads](int count, const std::function<void(int, int)>& body) {
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads) if (count >= 16)
     for (int i = 0; i < count; ++i) body(i, i + 1);
   };
 }
@@ -86,7 +88,7 @@ class CpuBackend : public Backend {
       const BandCost own = entry->own_cost(plan);
       budget.own = {own.fixed * sizeof(float), own.per_row * sizeof(float)};
     }
-    budget.bytes_per_band = size_t(48) << 20;
+    budget.bytes = size_t(48) << 20;
     budget.name = "CPU band memory";
     return budget;
   }

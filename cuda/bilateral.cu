@@ -30,10 +30,14 @@ constexpr int kThreadRows = 8;
 // against 1.85 for 4 rows (H100, 24 MP). Per-channel taps cost three
 // exponentials and 4 rows did better there: 1.14 against 1.03.
 // Radii below 4 have windows shorter than 8 rows and use 4.
-template <int Rows>
+// The adaptive filter (4 rows) is held to 80 registers, 3 blocks per SM:
+// the joint RGBA variant took 87 registers otherwise, so 2 blocks, and ran
+// rgb r=7 at 6.47 ms against 5.67 before the shared math (H100, 24 MP).
+// Its sigma map is a variant of its own (WithSigma), for the same reason.
+template <int Rows, bool Adaptive = false, bool WithSigma = false>
 struct TileShape {
   static constexpr int rows_per_thread = Rows;
-  static constexpr int min_blocks = Rows == 8 ? 3 : 1;
+  static constexpr int min_blocks = Rows == 8 || (Adaptive && !WithSigma) ? 3 : 1;
   static constexpr int height = kThreadRows * Rows;
 };
 constexpr int kMaxTaps = (2 * kMaxTiledRadius + 1) * (2 * kMaxTiledRadius + 1);
@@ -152,8 +156,8 @@ __device__ __forceinline__ void walk_tile(const float4* tile, int tile_width, in
   }
 }
 
-template <class V, int Rows>
-__global__ void __launch_bounds__(kTileWidth* kThreadRows, TileShape<Rows>::min_blocks)
+template <class V, int Rows, bool WithSigma>
+__global__ void __launch_bounds__(kTileWidth* kThreadRows, TileShape<Rows, V::kAdaptive, WithSigma>::min_blocks)
     bilateral_tiled_kernel(DeviceBand in, DeviceOutput out, DeviceOutput sigma, int sigma_offset,
                            BilateralParams params) {
   constexpr RangeKernel K = V::kKernel;
@@ -209,7 +213,7 @@ __global__ void __launch_bounds__(kTileWidth* kThreadRows, TileShape<Rows>::min_
       for (int g = 0; g < 3; ++g)
         ratio[k][g] = g < kGroups ? adaptive_ratio(params, stats[k].weighted_d2[g], stats[k].weight[g]) : 1.0f;
       const int y = y0 + ty + k, sigma_row = y - sigma_offset;
-      if (sigma.data && x < out.width && y < out.rows && sigma_row >= 0 && sigma_row < sigma.rows)
+      if (WithSigma && x < out.width && y < out.rows && sigma_row >= 0 && sigma_row < sigma.rows)
 #pragma unroll
         for (int g = 0; g < kGroups; ++g)
           sigma.plane(g)[size_t(sigma_row) * sigma.row_stride + size_t(x)] =
@@ -279,7 +283,7 @@ dim3 grid_for(int width, int rows, dim3 block) {
   return dim3((width + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
 }
 
-template <class V, int Rows>
+template <class V, int Rows, bool WithSigma = false>
 void launch_tiled(const DeviceBand& in, const DeviceOutput& out, const DeviceOutput& sigma, int sigma_offset,
                   const BilateralParams& params, cudaStream_t stream) {
   const int r = params.radius;
@@ -287,7 +291,7 @@ void launch_tiled(const DeviceBand& in, const DeviceOutput& out, const DeviceOut
   constexpr int tile_height = TileShape<Rows>::height;
   const dim3 grid((out.width + kTileWidth - 1) / kTileWidth, (out.rows + tile_height - 1) / tile_height);
   const size_t shared = size_t(kTileWidth + 2 * r) * size_t(tile_height + 2 * r) * sizeof(float4);
-  auto kernel = bilateral_tiled_kernel<V, Rows>;
+  auto kernel = bilateral_tiled_kernel<V, Rows, WithSigma>;
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)),
         "raising the bilateral kernel's shared-memory limit");
   kernel<<<grid, block, shared, stream>>>(in, out, sigma, sigma_offset, params);
@@ -304,6 +308,9 @@ void launch_variant(const BilateralPlan& plan, const DeviceBand& in, const Devic
         V::kJoint && !V::kAdaptive && (V::kKernel == RangeKernel::gaussian || V::kKernel == RangeKernel::tukey);
     if constexpr (wide_rows) {
       if (plan.radius >= 4) return launch_tiled<V, 8>(in, out, sigma, sigma_offset, p, stream);
+    }
+    if constexpr (V::kAdaptive) {
+      if (sigma.data) return launch_tiled<V, 4, true>(in, out, sigma, sigma_offset, p, stream);
     }
     return launch_tiled<V, 4>(in, out, sigma, sigma_offset, p, stream);
   }

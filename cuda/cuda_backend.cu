@@ -177,12 +177,12 @@ class CudaBackend : public Backend {
     return entry->unsupported(plan);
   }
 
-  // A third of the budget per slot, and at least 8 bands of 64 rows or
-  // more, so copies overlap compute even on images that would fit whole.
+  // Three bands in flight, and at least 8 bands of 64 rows or more, so
+  // copies overlap compute even on images that would fit whole.
   BandBudget budget(const Plan& plan) const override {
     BandBudget budget;
     budget.slots = kSlots;
-    budget.bytes_per_band = budget_ / kSlots;
+    budget.bytes = budget_;
     budget.min_bands = 8;
     budget.min_rows = 64;
     budget.name = "GPU memory budget";

@@ -78,9 +78,10 @@ BilateralParams make_params(const BilateralParameters& b, const AdaptiveParamete
   return p;
 }
 
-std::unique_ptr<Plan> plan_family(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request,
-                                  const AdaptiveParameters* adaptive) {
-  const BilateralParameters b = bilateral_parameters(spec);
+}  // namespace
+
+std::unique_ptr<Plan> plan_bilateral_family(const BilateralParameters& b, const AdaptiveParameters* adaptive,
+                                            const ImageShape& shape, const PlanRequest& request) {
   auto plan = std::make_unique<BilateralPlan>();
   plan->family = "bilateral";
   plan->radius = radius_of(b);
@@ -102,20 +103,23 @@ std::unique_ptr<Plan> plan_family(const FilterSpec& spec, const ImageShape& shap
     }
 
   for (const std::string& output : request.extra_outputs) {
-    // The only extra output of the family (the registry checked the name).
+    // The family's one extra output, the adaptive filter's sigma map.
+    if (!adaptive) throw std::invalid_argument("only the adaptive filter makes a " + output + " output");
     plan->sigma_output = true;
     plan->extra_outputs.push_back({output, plan->params.joint ? 1 : plan->params.color_channels});
   }
   return plan;
 }
 
+namespace {
+
 std::unique_ptr<Plan> plan_bilateral(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) {
-  return plan_family(spec, shape, request, nullptr);
+  return plan_bilateral_family(bilateral_parameters(spec), nullptr, shape, request);
 }
 
 std::unique_ptr<Plan> plan_adaptive(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) {
   const AdaptiveParameters adaptive = adaptive_parameters(spec);
-  return plan_family(spec, shape, request, &adaptive);
+  return plan_bilateral_family(bilateral_parameters(spec), &adaptive, shape, request);
 }
 
 int family_reach(const FilterSpec& spec) {

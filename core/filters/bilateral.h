@@ -8,6 +8,7 @@
 // per-pixel math is in bilateral_math.h.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,11 @@ class BilateralPlan : public Plan {
   int window() const { return 2 * radius + 1; }
   int taps() const { return window() * window(); }
 };
+
+// The family's plan for typed values; `adaptive` null for the plain filter.
+// A filter that runs on the family's kernels plans through this.
+std::unique_ptr<Plan> plan_bilateral_family(const BilateralParameters& bilateral, const AdaptiveParameters* adaptive,
+                                            const ImageShape& shape, const PlanRequest& request);
 
 // The registry rows (core/filters/registry.cpp lists them).
 const FilterInfo& bilateral_filter();

@@ -2,6 +2,11 @@
 # The GPU suite, for a CUDA machine (nvcc, cmake, ninja, GoogleTest; no
 # GIMP/GTK needed): build, GPU tests, compute-sanitizer, benchmark.
 # Logs go to $OUT when set (the device tool), else to build-gpu/logs.
+#
+# EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview).
+# EDGEWISE_GPU_BASELINE=DIR (a source tree of an earlier version) adds the
+# step "compare": that tree's bench_cuda and this one's, alternately, three
+# times each, so a change is measured against what it replaces in one run.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 LOGS=${OUT:-build-gpu/logs}
@@ -12,12 +17,19 @@ step() { echo "== $*"; }
 step "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$LOGS/device.txt"
 
+steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench,preview}
+baseline=${EDGEWISE_GPU_BASELINE:-}
+
 step "build"
+if [[ -n $baseline ]]; then  # in the background, beside this tree's build
+  (cmake -S "$baseline" -B build-baseline -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_CUDA=ON \
+     -DEDGEWISE_BUILD_TESTS=OFF > "$LOGS/baseline-build.log" 2>&1 &&
+   cmake --build build-baseline -j 8 --target bench_cuda >> "$LOGS/baseline-build.log" 2>&1) &
+  baseline_build=$!
+fi
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_CUDA=ON -DEDGEWISE_WERROR=ON \
   > "$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
 cmake --build build-gpu -j "$(nproc)" > "$LOGS/build.log" 2>&1 || { grep -E "error|Error" "$LOGS/build.log" | head -40; exit 1; }
-
-steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench,preview}
 
 if [[ $steps == *tests* ]]; then
   step "tests (GPU suite and the whole CPU suite on this machine)"
@@ -52,6 +64,19 @@ fi
 if [[ $steps == *bench* ]]; then
   step "benchmark"
   build-gpu/bench/bench_cuda 2>&1 | tee "$LOGS/bench.txt" || status=1
+fi
+
+if [[ -n $baseline ]]; then
+  step "compare: bench_cuda of $baseline (before) and of this tree (after), alternately"
+  wait "$baseline_build" || { tail -20 "$LOGS/baseline-build.log"; exit 1; }
+  for round in $(seq 1 "${EDGEWISE_COMPARE_ROUNDS:-3}"); do
+    for side in before after; do
+      binary=build-gpu/bench/bench_cuda
+      [[ $side == before ]] && binary=build-baseline/bench/bench_cuda
+      echo "-- $side, round $round"
+      "$binary" 2>&1 | tee -a "$LOGS/compare-$side.txt" | grep -E "^(per-channel|rgb|lab) |end to end" || status=1
+    done
+  done
 fi
 
 if [[ $steps == *preview* ]]; then

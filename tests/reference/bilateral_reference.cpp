@@ -18,9 +18,7 @@ struct WorkingImage {
   }
 };
 
-bool uses_lab(const BilateralSettings& settings, int colors) {
-  return settings.mode == Mode::lab && colors == 3;
-}
+bool uses_lab(const BilateralSettings& settings, int colors) { return settings.mode == Mode::lab && colors == 3; }
 
 WorkingImage to_working(const ReferenceImage& image, int colors, bool lab) {
   WorkingImage work{image.width, image.height, colors, {}};
@@ -43,8 +41,7 @@ double tap_weight(const ReferenceImage& input, const WorkingImage& work, const B
                   bool per_channel, int x, int y, int dx, int dy, int c, double sigma_r) {
   const int qx = std::clamp(x + dx, 0, input.width - 1), qy = std::clamp(y + dy, 0, input.height - 1);
   const bool has_alpha = input.channels == 2 || input.channels == 4;
-  const double spatial =
-      std::exp(-double(dx * dx + dy * dy) / (2.0 * settings.sigma_s * settings.sigma_s));
+  const double spatial = std::exp(-double(dx * dx + dy * dy) / (2.0 * settings.sigma_s * settings.sigma_s));
   const double alpha = has_alpha ? input.at(qx, qy, input.channels - 1) : 1.0;
   double d2 = 0.0;
   for (int k = per_channel ? c : 0; k < (per_channel ? c + 1 : work.colors); ++k) {
@@ -79,8 +76,8 @@ double adaptive_sigma_r(const ReferenceImage& input, const WorkingImage& work, c
       total += w;
     }
   const double v = total > 0.0 ? weighted / total : 0.0;
-  const double sigma = std::clamp(settings.adapt_k * (std::sqrt(v) + settings.adapt_eps), settings.adapt_min,
-                                  settings.adapt_max);
+  const double sigma =
+      std::clamp(settings.adapt_k * (std::sqrt(v) + settings.adapt_eps), settings.adapt_min, settings.adapt_max);
   return sigma * unit;
 }
 
@@ -115,8 +112,7 @@ ReferenceImage one_pass(const ReferenceImage& input, const BilateralSettings& se
 
       if (lab) {
         if (weight_sum[0] > 0.0) {
-          const double filtered[3] = {sum[0] / weight_sum[0], sum[1] / weight_sum[1],
-                                      sum[2] / weight_sum[2]};
+          const double filtered[3] = {sum[0] / weight_sum[0], sum[1] / weight_sum[1], sum[2] / weight_sum[2]};
           double rgb[3];
           lab_to_rgb(filtered, rgb);
           for (int c = 0; c < 3; ++c) output.at(x, y, c) = rgb[c];
@@ -138,10 +134,14 @@ int reference_radius(const BilateralSettings& settings) {
 double range_weight(Kernel kernel, double distance, double sigma_r) {
   const double x = std::fabs(distance) / sigma_r;
   switch (kernel) {
-    case Kernel::gaussian: return std::exp(-0.5 * x * x);
-    case Kernel::tukey: return x <= 1.0 ? 0.5 * (1.0 - x * x) * (1.0 - x * x) : 0.0;
-    case Kernel::lorentz: return 2.0 / (2.0 + x * x);
-    case Kernel::huber: return x <= 1.0 ? 1.0 : 1.0 / x;
+    case Kernel::gaussian:
+      return std::exp(-0.5 * x * x);
+    case Kernel::tukey:
+      return x <= 1.0 ? 0.5 * (1.0 - x * x) * (1.0 - x * x) : 0.0;
+    case Kernel::lorentz:
+      return 2.0 / (2.0 + x * x);
+    case Kernel::huber:
+      return x <= 1.0 ? 1.0 : 1.0 / x;
   }
   return 0.0;
 }
@@ -167,6 +167,22 @@ ReferenceImage bilateral_reference(const ReferenceImage& input, const BilateralS
   ReferenceImage image = input;
   for (int pass = 0; pass < settings.iterations; ++pass) image = one_pass(image, settings);
   return image;
+}
+
+ReferenceImage adaptive_sigma_reference(const ReferenceImage& input, const BilateralSettings& settings) {
+  const int colors = input.channels >= 3 ? 3 : 1;
+  const bool lab = uses_lab(settings, colors);
+  const bool per_channel = settings.mode == Mode::per_channel && colors == 3;
+  const double unit = lab ? 100.0 : 255.0;
+  const WorkingImage work = to_working(input, colors, lab);
+  ReferenceImage sigma{input.width, input.height, per_channel ? 3 : 1, {}};
+  sigma.samples.resize(size_t(sigma.width) * size_t(sigma.height) * size_t(sigma.channels));
+  for (int y = 0; y < input.height; ++y)
+    for (int x = 0; x < input.width; ++x)
+      for (int c = 0; c < sigma.channels; ++c)
+        sigma.at(x, y, c) =
+            adaptive_sigma_r(input, work, settings, per_channel, lab, x, y, c) / unit / settings.adapt_max;
+  return sigma;
 }
 
 }  // namespace edgewise_reference

@@ -36,8 +36,12 @@ struct ReferenceImage {
   int channels = 0;
   std::vector<double> samples;
 
-  double& at(int x, int y, int c) { return samples[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * std::size_t(channels) + std::size_t(c)]; }
-  double at(int x, int y, int c) const { return samples[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * std::size_t(channels) + std::size_t(c)]; }
+  double& at(int x, int y, int c) {
+    return samples[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * std::size_t(channels) + std::size_t(c)];
+  }
+  double at(int x, int y, int c) const {
+    return samples[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * std::size_t(channels) + std::size_t(c)];
+  }
 };
 
 int reference_radius(const BilateralSettings& settings);
@@ -52,10 +56,14 @@ struct WindowWeights {
   double sum = 0.0;
   double largest = 0.0;
 };
-WindowWeights window_weights(const ReferenceImage& input, const BilateralSettings& settings, int x, int y,
-                             int channel);
+WindowWeights window_weights(const ReferenceImage& input, const BilateralSettings& settings, int x, int y, int channel);
 
 // Applies the filter settings.iterations times.
 ReferenceImage bilateral_reference(const ReferenceImage& input, const BilateralSettings& settings);
+
+// The adaptive filter's sigma_r' of the first pass per pixel, normalized
+// and divided by adapt_max (so adapt_max is 1): one channel, or one per
+// colour channel in per-channel mode.
+ReferenceImage adaptive_sigma_reference(const ReferenceImage& input, const BilateralSettings& settings);
 
 }  // namespace edgewise_reference
