@@ -33,13 +33,13 @@ RunReport run_with_fallback(const Plan& plan, const RunOptions& options, const s
   }
 
   const BackendProvider* fallback = nullptr;
+  for (const auto& provider : list)
+    if (provider->is_fallback()) fallback = provider.get();
+  if (!fallback) throw BackendError("no backend to fall back on in the backend list");
   for (const auto& provider : list) {
-    if (provider->is_fallback()) {
-      fallback = provider.get();
-      continue;
-    }
+    if (provider.get() == fallback) continue;
     std::string why_not;
-    if (!provider->usable(why_not)) continue;  // no GPU is not worth a message
+    if (!provider->usable(why_not)) continue;  // no device is not worth a message
     std::unique_ptr<Backend> backend;
     try {
       backend = provider->make(options.backend_options);
@@ -49,7 +49,7 @@ RunReport run_with_fallback(const Plan& plan, const RunOptions& options, const s
     }
     const std::string unsupported = backend->unsupported(plan);
     if (!unsupported.empty()) {
-      if (options.notice) options.notice(unsupported + "; using the CPU");
+      if (options.notice) options.notice(unsupported + "; using the " + fallback->name());
       continue;
     }
     try {
@@ -58,10 +58,10 @@ RunReport run_with_fallback(const Plan& plan, const RunOptions& options, const s
     } catch (const BackendError& error) {
       // Every row is written again below, so nothing half-done survives.
       report.fallback_reason = error.what();
-      if (options.notice) options.notice(provider->name() + " failed (" + error.what() + "); rerunning on the CPU");
+      if (options.notice)
+        options.notice(provider->name() + " failed (" + error.what() + "); rerunning on the " + fallback->name());
     }
   }
-  if (!fallback) throw BackendError("no backend can run this job");
   std::unique_ptr<Backend> backend = fallback->make(options.backend_options);
   run_on(*backend);
   return report;

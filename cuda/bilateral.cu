@@ -392,11 +392,6 @@ std::unique_ptr<DeviceBandKernel> make_bilateral_device_kernel(const Plan& plan)
   return std::make_unique<BilateralDeviceKernel>(static_cast<const BilateralPlan&>(plan));
 }
 
-void launch_invalid_configuration() {
-  from_lab_kernel<<<1, dim3(64, 64)>>>(DeviceOutput{});
-  check(cudaGetLastError(), "injected failure (EDGEWISE_INJECT_GPU_FAILURE=launch)");
-}
-
 void upload_spatial_table(const BilateralPlan& plan, float* device_table, cudaStream_t stream) {
   const size_t bytes = plan.spatial_term.size() * sizeof(float);
   if (plan.radius <= kMaxTiledRadius)

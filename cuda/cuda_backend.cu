@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "backend.h"
-#include "bilateral_cuda.h"
 #include "cuda_backend.h"
+#include "device_band.h"
 #include "device_resources.h"
 
 namespace edgewise {

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "bilateral_cuda.h"  // check()
+#include "device_band.h"  // check()
 
 namespace edgewise::cuda {
 

@@ -4,7 +4,7 @@
 // (sample_convert.h).
 #include <cuda_runtime.h>
 
-#include "bilateral_cuda.h"
+#include "device_band.h"
 
 namespace edgewise::cuda {
 
@@ -151,6 +151,12 @@ void launch_repad(const DeviceBand& band, int planes, int first, int count, cuda
   const dim3 block(64, 4);
   repad_kernel<<<grid_for(band.width, band.rows, block), block, 0, stream>>>(band, planes, first, count);
   check(cudaGetLastError(), "launching the re-padding kernel");
+}
+
+void launch_invalid_configuration() {
+  // A block of 4096 threads: invalid on every device.
+  repad_kernel<<<1, dim3(64, 64)>>>(DeviceBand{}, 0, 0, 0);
+  check(cudaGetLastError(), "injected failure (EDGEWISE_INJECT_GPU_FAILURE=launch)");
 }
 
 void launch_copy_plane(const DeviceBand& in, int row_offset, const DeviceOutput& out, int plane, cudaStream_t stream) {

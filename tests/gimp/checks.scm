@@ -47,16 +47,18 @@
 (define (ew-flatten image) (gimp-image-flatten image))
 (define (ew-indexed image) (gimp-image-convert-indexed image 0 0 255 FALSE FALSE ""))
 
-; The PDB arguments' names, as registered (generated from params.def).
-(define (ew-arg-names)
+; A procedure's PDB arguments' names, as registered (generated from its
+; registry row).
+(define (ew-arg-names procedure)
   (let loop ((index 0) (names ""))
-    (if (< index (list-ref (gimp-procedural-db-proc-info "plug-in-edgewise-bilateral") 6))
+    (if (< index (list-ref (gimp-procedural-db-proc-info procedure) 6))
         (loop (+ index 1)
-              (string-append names " " (cadr (gimp-procedural-db-proc-arg "plug-in-edgewise-bilateral" index))))
+              (string-append names " " (cadr (gimp-procedural-db-proc-arg procedure index))))
         names)))
 
 (define (edgewise-checks work)
-  (gimp-message (string-append "PDB ARGS" (ew-arg-names)))
+  (gimp-message (string-append "PDB ARGS" (ew-arg-names "plug-in-edgewise-bilateral")))
+  (gimp-message (string-append "PDB ADAPTIVE ARGS" (ew-arg-names "plug-in-edgewise-adaptive")))
   (ew-golden work "astronaut.png" "rgb.png" ew-no-change)
   (ew-golden work "astronaut_rgba.png" "rgba.png" ew-no-change)
   (ew-golden work "camera.png" "gray.png" ew-no-change)
@@ -91,6 +93,10 @@
   (let ((image (ew-load (string-append work "/in/astronaut.png"))))
     (plug-in-edgewise-adaptive RUN-NONINTERACTIVE image (ew-layer image) 1 1.5 0 30.0 0 1 1 1.5 0.01 0.002 1.0)
     (ew-save image (string-append work "/out/adaptive.png")))
+  ; Its last values, kept as settings text, read back by name.
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (plug-in-edgewise-adaptive RUN-WITH-LAST-VALS image (ew-layer image) 0 1.0 0 10.0 0 1 0 0.1 0.1 0.1 0.1)
+    (ew-save image (string-append work "/out/adaptive-last-vals.png")))
   ; The README's batch example.
   (ew-report "batch-example-count"
              (= 2 (edgewise-batch (string-append work "/in/batch/*.png") (string-append work "/out/batch")

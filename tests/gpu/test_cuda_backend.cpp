@@ -235,6 +235,62 @@ TEST(CudaAdaptive, ZeroKEqualsPlainAndAgreesWithCpu) {
   }
 }
 
+// The adaptive filter's sigma map from the GPU's own kernel (the variant
+// that writes it), against the double reference and the CPU.
+TEST(CudaAdaptive, SigmaOutputMatchesReferenceAndCpu) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  for (ColorMode mode : kModes)
+    for (int channels : {1, 3, 4}) {
+      const ImageShape shape{67, 43, channels};
+      const FloatImage image = random_image(rng, shape, {false, Alpha::positive});
+      const FilterSpec spec = adaptive(make_spec(mode, RangeKernel::gaussian, 1.6f, 22.0f, 0, 2));
+      SCOPED_TRACE(describe(spec, shape));
+      const ImageShape sigma_shape = output_shape(spec, shape, "sigma");
+      FloatImage sigma[2] = {FloatImage(sigma_shape), FloatImage(sigma_shape)};
+      FloatImage output[2] = {FloatImage(shape), FloatImage(shape)};
+      for (int side = 0; side < 2; ++side) {
+        RunOptions options;
+        options.backend = side == 0 ? "cpu" : "cuda";
+        options.backend_options.gpu_memory_budget = size_t(8) << 20;  // bands
+        run_filter(spec, {const_cast<float*>(image.pixels().data()), shape, SampleType::f32, 0},
+                   {output[side].pixels().data(), shape, SampleType::f32, 0}, options,
+                   {{"sigma", {sigma[side].pixels().data(), sigma_shape, SampleType::f32, 0}}});
+      }
+      const Difference reference = max_difference(
+          edgewise_reference::adaptive_sigma_reference(to_reference(image), reference_settings(spec)), sigma[1]);
+      EXPECT_LE(reference.max_abs, 1e-4) << reference.describe();
+      EXPECT_LE(max_difference(sigma[0], sigma[1]).max_abs, 1e-4);
+      EXPECT_LE(max_difference(output[0], output[1]).max_abs, 1e-4);
+      EXPECT_TRUE(bit_identical(output[1], run_gpu_buffers(spec, image)))
+          << "writing the sigma map changed the filtered image";
+    }
+}
+
+// Iterations run as passes within each band on the device, from raw 8-bit
+// rows, in place too.
+TEST(CudaBackend, IterationsFromEightBitBuffersInPlace) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const ImageShape shape{311, 523, 4};
+  std::vector<uint8_t> in(size_t(shape.width) * shape.height * 4);
+  for (auto& v : in) v = uint8_t(rng() & 0xff);
+  const FilterSpec spec = make_spec(ColorMode::lab, RangeKernel::tukey, 2.0f, 14.0f, 0, 3);
+  std::vector<uint8_t> cpu(in.size()), gpu(in.size()), in_place = in;
+  RunOptions options;
+  options.backend = "cpu";
+  run_filter(spec, {in.data(), shape, SampleType::u8, 0}, {cpu.data(), shape, SampleType::u8, 0}, options);
+  options.backend = "cuda";
+  options.backend_options.gpu_memory_budget = size_t(16) << 20;  // several bands
+  run_filter(spec, {in.data(), shape, SampleType::u8, 0}, {gpu.data(), shape, SampleType::u8, 0}, options);
+  const ImageBuffer buffer{in_place.data(), shape, SampleType::u8, 0};
+  run_filter(spec, buffer, buffer, options);
+  EXPECT_EQ(in_place, gpu);
+  int worst = 0;
+  for (size_t i = 0; i < in.size(); ++i) worst = std::max(worst, std::abs(int(gpu[i]) - int(cpu[i])));
+  EXPECT_LE(worst, 1);
+}
+
 // A short run for compute-sanitizer (memcheck, racecheck): every kernel
 // variant once, both pipelines, small images.
 TEST(CudaBackendShort, EveryVariantOnce) {
@@ -251,6 +307,17 @@ TEST(CudaBackendShort, EveryVariantOnce) {
           const FloatImage cpu = run_cpu(spec, image);
           EXPECT_LE(max_difference(cpu, run_gpu(spec, image, size_t(4) << 20)).max_abs, 1e-4);
           EXPECT_LE(max_difference(cpu, run_gpu_buffers(spec, image)).max_abs, 1e-4);
+          if (radius < 0) {  // and the variant that writes the sigma map, over three passes
+            const FilterSpec passes = adaptive(make_spec(mode, kernel, 2.0f, 25.0f, 5, 3));
+            const ImageShape sigma_shape = output_shape(passes, image.shape(), "sigma");
+            FloatImage output(image.shape()), sigma(sigma_shape);
+            RunOptions options;
+            options.backend = "cuda";
+            run_filter(passes, {const_cast<float*>(image.pixels().data()), image.shape(), SampleType::f32, 0},
+                       {output.pixels().data(), image.shape(), SampleType::f32, 0}, options,
+                       {{"sigma", {sigma.pixels().data(), sigma_shape, SampleType::f32, 0}}});
+            EXPECT_LE(max_difference(run_cpu(passes, image), output).max_abs, 1e-4);
+          }
         }
 }
 
