@@ -37,8 +37,9 @@ struct BandBudget {
   // compute. Fewer when the budget cannot hold this many bands of the
   // filter's reach.
   int slots = 1;
-  // Bands no taller than this share of the image (at least min_rows), so
-  // copies overlap compute even when the budget would fit the whole image.
+  // Bands no taller than this share of the image, so copies overlap compute
+  // even when the budget would fit the whole image; and never shorter than
+  // min_rows (a GPU pays a launch series per band), asked-for heights too.
   int min_bands = 1;
   int min_rows = 1;
   std::string name = "memory budget";  // for the message when not even reach rows fit

@@ -111,8 +111,9 @@ struct BandLayout {
 // Band height and bands in flight for this backend's budget: the most
 // slots the budget holds bands of at least the reach for (up to the
 // backend's), and the tallest such band, no taller than the image's share
-// the backend asks for. `requested` rows (at least the reach) replace the
-// height when not 0. Throws BackendError when not even one band fits.
+// the backend asks for. `requested` rows (at least the reach and the
+// backend's minimum) replace the height when not 0. Throws BackendError
+// when not even one band fits.
 BandLayout choose_bands(const Plan& plan, const BandBudget& budget, int requested);
 
 // Runs `plan` over the whole image. Throws BackendError from the backend,

@@ -72,9 +72,15 @@ TEST(AdaptiveCpu, ZeroKEqualsPlainFilterAtMinimum) {
       const FilterSpec spec = adaptive_of(plain, parameters);
       SCOPED_TRACE(describe(spec, image.shape()));
       // Both take their range coefficient from range_coefficient_for, so the
-      // adaptive ratio is exactly 1, and the shared math multiplies the
-      // differences by it (gaussian_exponent): identical to the bit.
-      EXPECT_TRUE(bit_identical(run_cpu(plain, image), run_cpu(spec, image)));
+      // adaptive ratio is exactly 1. The same function, but not the same
+      // arithmetic: the plain filter fuses each squared difference into the
+      // kernel's own operations (the Gaussian's exponent chain, Tukey's
+      // 1 - q) as FMAs, the adaptive one forms q = ratio * d^2 first (two
+      // operations a tap fewer on the GPU), so weights differ in their last
+      // bits; R'G'B' from Lab near black amplifies that (1.55e-5 measured on
+      // the H100). Held to the float paths' 1e-4.
+      const Difference d = max_difference(run_cpu(plain, image), run_cpu(spec, image));
+      EXPECT_LE(d.max_abs, 1e-4) << d.describe();
     }
 }
 

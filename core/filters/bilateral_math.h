@@ -37,60 +37,49 @@ EW_HD T weight_from_q(T spatial, T q) {
 }
 
 // Squared difference of weight group g: all C channels when Joint (rgb,
-// lab, grey), else channel g alone (per-channel). `ratio` scales each
-// difference before it is squared (the adaptive filter's second walk); at 1
-// the products, and where a compiler fuses them into the range kernel's
-// arithmetic the fused forms, are the plain filter's exactly.
-template <int C, bool Joint, class T, class R>
-EW_HD T group_distance2(const T* n, const T* c, int g, R ratio) {
+// lab, grey), else channel g alone (per-channel).
+template <int C, bool Joint, class T>
+EW_HD T group_distance2(const T* n, const T* c, int g) {
   if constexpr (Joint) {
     T d = n[0] - c[0];
-    T q = (ratio * d) * d;
+    T q = d * d;
     for (int ch = 1; ch < C; ++ch) {
       d = n[ch] - c[ch];
-      q += (ratio * d) * d;
+      q += d * d;
     }
     return q;
   } else {
     const T d = n[g] - c[g];
-    return (ratio * d) * d;
+    return d * d;
   }
 }
 
-// The Gaussian's exponent for group g: the spatial term minus each
-// channel's squared difference, each subtraction one FMA. `ratio` scales
-// the differences (the adaptive filter's second walk); at ratio 1 the
-// products are the plain filter's exactly, so the adaptive filter at k = 0
-// is the plain one to the last bit.
-template <int C, bool Joint, class T, class R>
-EW_HD T gaussian_exponent(T spatial, const T* n, const T* c, int g, R ratio) {
-  T e = spatial;
-  for (int ch = Joint ? 0 : g; ch < (Joint ? C : g + 1); ++ch) {
-    const T d = n[ch] - c[ch];
-    e = e - (ratio * d) * d;
-  }
-  return e;
-}
-
-// The plain filter's weight of a tap for group g, from scaled samples.
+// The plain filter's weight of a tap for group g, from scaled samples. For
+// the Gaussian the exponent is the spatial term minus each channel's
+// squared difference, each subtraction one FMA.
 template <RangeKernel K, int C, bool Joint, class T>
 EW_HD T plain_weight(T spatial, const T* n, const T* c, int g) {
   if constexpr (K == RangeKernel::gaussian) {
-    return ew_exp2(gaussian_exponent<C, Joint>(spatial, n, c, g, 1.0f));  // x * 1 folds away
+    T e = spatial;
+    for (int ch = Joint ? 0 : g; ch < (Joint ? C : g + 1); ++ch) {
+      const T d = n[ch] - c[ch];
+      e = e - d * d;
+    }
+    return ew_exp2(e);
   } else {
-    return weight_from_q<K>(spatial, group_distance2<C, Joint>(n, c, g, 1.0f));
+    return weight_from_q<K>(spatial, group_distance2<C, Joint>(n, c, g));
   }
 }
 
 // The adaptive filter's second walk: the group's range argument scaled by
-// the pixel's ratio (adaptive_ratio).
+// the pixel's ratio (adaptive_ratio), q = ratio * d^2. Two operations per
+// tap fewer than scaling each difference (rgb r = 7 on the H100: 5.67 ms
+// against 6.29 ms), at the price of rounding apart from the plain filter's
+// exponent chain: at k = 0 the two agree within float rounding, not to the
+// last bit.
 template <RangeKernel K, int C, bool Joint, class T, class R>
 EW_HD T adaptive_weight(T spatial, const T* n, const T* c, int g, R ratio) {
-  if constexpr (K == RangeKernel::gaussian) {
-    return ew_exp2(gaussian_exponent<C, Joint>(spatial, n, c, g, ratio));
-  } else {
-    return weight_from_q<K>(spatial, group_distance2<C, Joint>(n, c, g, ratio));
-  }
+  return weight_from_q<K>(spatial, ratio * group_distance2<C, Joint>(n, c, g));
 }
 
 // The weighted sums of one output pixel (or one per lane). n and c are the
@@ -154,7 +143,7 @@ struct BilateralStatistics {
 
   EW_HD void add(T spatial, const T* n, T alpha, const T* c) {
     for (int g = 0; g < kGroups; ++g) {
-      const T d2 = group_distance2<C, Joint>(n, c, g, 1.0f);
+      const T d2 = group_distance2<C, Joint>(n, c, g);
       T w = weight_from_q<K>(spatial, d2);
       if constexpr (Alpha) w = w * alpha;
       weighted_d2[g] += w * d2;

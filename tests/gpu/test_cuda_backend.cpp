@@ -229,9 +229,9 @@ TEST(CudaAdaptive, ZeroKEqualsPlainAndAgreesWithCpu) {
     const float unit = mode == ColorMode::lab ? 100.0f : 255.0f;
     const FilterSpec plain = make_spec(mode, RangeKernel::gaussian, 2.5f, zero_k.adapt_min * unit, 7);
     // The same coefficient (range_coefficient_for), so a ratio of exactly 1,
-    // and the same arithmetic (core's gaussian_exponent multiplies each
-    // difference by the ratio): identical to the bit, as on the CPU.
-    EXPECT_TRUE(bit_identical(run_gpu(plain, image), run_gpu(adaptive_of(plain, zero_k), image)));
+    // but the plain Gaussian's FMA chain against the adaptive q = ratio * d^2
+    // (tests/test_adaptive.cpp says why): within the float paths' 1e-4.
+    EXPECT_LE(max_difference(run_gpu(plain, image), run_gpu(adaptive_of(plain, zero_k), image)).max_abs, 1e-4);
   }
 }
 
