@@ -69,8 +69,7 @@ BandLayout choose_bands(const Plan& plan, const BandBudget& budget, int requeste
   const size_t per_band = budget.bytes / size_t(layout.slots);
   if (requested > 0) {
     // Not below the backend's minimum: 16-row bands keep the CPU's preview
-    // quick to cancel, but cost a GPU a launch series each (the dialog's
-    // preview took 8.3 ms on the H100 with them, 3-4 ms at the GPU's 64).
+    // quick to cancel, but cost a GPU a launch series each.
     layout.rows = std::min(height, std::max({requested, least, budget.min_rows}));
     return layout;
   }
