@@ -43,41 +43,33 @@ ParamGroupBuilder& ParamGroupBuilder::group(const char* name, const char* cli_he
   return *this;
 }
 
-ParamGroupBuilder& ParamGroupBuilder::choice(const char* field, const char* flag, const char* label, int default_index,
-                                             const char* enumerators) {
+ParamGroupBuilder& ParamGroupBuilder::start(const char* field, const char* flag, const char* label, ParamType type,
+                                            double default_value) {
   ParamInfo info;
   info.field = field;
   info.cli_flag = flag;
   info.mnemonic_label = label;
-  info.type = ParamType::choice;
-  info.default_value = default_index;
-  info.tokens = spellings(enumerators);
+  info.type = type;
+  info.default_value = default_value;
   group_.params.push_back(std::move(info));
+  return *this;
+}
+
+ParamGroupBuilder& ParamGroupBuilder::choice(const char* field, const char* flag, const char* label, int default_index,
+                                             const char* enumerators) {
+  start(field, flag, label, ParamType::choice, default_index);
+  last().tokens = spellings(enumerators);
   return *this;
 }
 
 ParamGroupBuilder& ParamGroupBuilder::integer(const char* field, const char* flag, const char* label,
                                               double default_value) {
-  ParamInfo info;
-  info.field = field;
-  info.cli_flag = flag;
-  info.mnemonic_label = label;
-  info.type = ParamType::integer;
-  info.default_value = default_value;
-  group_.params.push_back(std::move(info));
-  return *this;
+  return start(field, flag, label, ParamType::integer, default_value);
 }
 
 ParamGroupBuilder& ParamGroupBuilder::real(const char* field, const char* flag, const char* label,
                                            double default_value) {
-  ParamInfo info;
-  info.field = field;
-  info.cli_flag = flag;
-  info.mnemonic_label = label;
-  info.type = ParamType::real;
-  info.default_value = default_value;
-  group_.params.push_back(std::move(info));
-  return *this;
+  return start(field, flag, label, ParamType::real, default_value);
 }
 
 ParamInfo& ParamGroupBuilder::last() {

@@ -82,6 +82,8 @@ class ParamGroupBuilder {
   ParamGroup build();
 
  private:
+  ParamGroupBuilder& start(const char* field, const char* flag, const char* label, ParamType type,
+                           double default_value);
   ParamInfo& last();
   ParamGroup group_;
 };
