@@ -15,7 +15,7 @@ int run_gui(std::vector<Job>& jobs, const CliOptions& options) {
   std::string why_not;
   if (!edgewise_dialog::open_display(why_not)) throw std::runtime_error("--gui: " + why_not);
   Job& job = jobs.at(0);
-  if (job.image.bytes.empty()) job.image = read_image(job.input);
+  if (job.image.bytes.empty()) job.image = read_image(job.input, options.files.limits);
 
   // The last values, then what the command line says.
   std::string notice;
@@ -43,7 +43,7 @@ int run_gui(std::vector<Job>& jobs, const CliOptions& options) {
   if (!notice.empty()) std::fprintf(stderr, "edgewise: %s\n", notice.c_str());
   edgewise::RunOptions run = options.run;
   run.backend = settings.backend;
-  run_jobs(jobs, settings.spec, run);
+  run_jobs(jobs, settings.spec, run, {}, options.files);
   return kExitOk;
 }
 

@@ -1,24 +1,71 @@
 // Decoded images as the CLI moves them between files and the engine:
-// interleaved 8- or 16-bit samples, 1-4 channels (grey, grey+alpha, RGB,
-// RGBA). Every failure throws std::runtime_error with a message naming the
+// interleaved 8- or 16-bit or float samples, 1-4 channels (grey,
+// grey+alpha, RGB, RGBA), and the file's metadata. Every failure throws std::runtime_error with a message naming the
 // file and what is wrong.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "metadata.h"
+
 namespace edgewise_cli {
+
+// Pixel memory that is committed as the decoder writes it: a header that
+// declares a huge image costs nothing until its data arrives (a vector of
+// bytes would zero, and so commit, all of it first).
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using PixelBytes = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
 
 struct DecodedImage {
   int width = 0;
   int height = 0;
   int channels = 0;  // 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
-  int bits = 8;      // 8 or 16; 16-bit samples are native-endian uint16_t
-  std::vector<uint8_t> bytes;
+  int bits = 8;      // 8 or 16 (native-endian uint16_t), or 32 (float)
+  PixelBytes bytes;
+  Metadata metadata;
 
   size_t row_bytes() const { return size_t(width) * size_t(channels) * size_t(bits / 8); }
-  void allocate() { bytes.assign(row_bytes() * size_t(height), 0); }
+  // Room for every row, not yet committed.
+  void allocate() { bytes.resize(row_bytes() * size_t(height)); }
+};
+
+// What a reader may allocate: checked from the header, before any pixel
+// memory, so a few bytes declaring a huge image cost nothing.
+struct ReadLimits {
+  uint64_t max_pixels = uint64_t(1) << 30;  // --max-pixels
+};
+// Throws std::runtime_error naming the declared size and the limit.
+void check_pixel_limit(const std::string& path, uint64_t width, uint64_t height, const ReadLimits& limits);
+
+// How outputs are written.
+struct WriteOptions {
+  bool strip_metadata = false;   // --strip-metadata
+  int jpeg_quality = 0;          // 1-100; 0: the input's estimated quality for JPEG to JPEG, else 95
+  int png_compression = -1;      // 0-9; -1: the writer's default
+  std::string tiff_compression;  // none, deflate, lzw, zstd; "": the writer's default
 };
 
 enum class FileFormat { png, jpeg, tiff };
@@ -28,16 +75,17 @@ FileFormat detect_format(const std::string& path);
 // By extension (.png, .jpg/.jpeg, .tif/.tiff); throws for anything else.
 FileFormat format_for_output(const std::string& path);
 
-DecodedImage read_image(const std::string& path);
+DecodedImage read_image(const std::string& path, const ReadLimits& limits = {});
 // Throws before writing when the format cannot hold the image.
 void check_writable(FileFormat format, const DecodedImage& image, const std::string& path);
-void write_image(const std::string& path, FileFormat format, const DecodedImage& image);
+void write_image(const std::string& path, FileFormat format, const DecodedImage& image,
+                 const WriteOptions& options = {});
 
-DecodedImage read_png(const std::string& path);
-void write_png(const std::string& path, const DecodedImage& image);
-DecodedImage read_jpeg(const std::string& path);
-void write_jpeg(const std::string& path, const DecodedImage& image);
-DecodedImage read_tiff(const std::string& path);
-void write_tiff(const std::string& path, const DecodedImage& image);
+DecodedImage read_png(const std::string& path, const ReadLimits& limits = {});
+void write_png(const std::string& path, const DecodedImage& image, const WriteOptions& options = {});
+DecodedImage read_jpeg(const std::string& path, const ReadLimits& limits = {});
+void write_jpeg(const std::string& path, const DecodedImage& image, const WriteOptions& options = {});
+DecodedImage read_tiff(const std::string& path, const ReadLimits& limits = {});
+void write_tiff(const std::string& path, const DecodedImage& image, const WriteOptions& options = {});
 
 }  // namespace edgewise_cli

@@ -40,19 +40,25 @@ FileFormat format_for_output(const std::string& path) {
   throw std::runtime_error(path + ": unsupported output format (use .png, .jpg, .jpeg, .tif or .tiff)");
 }
 
-DecodedImage read_image(const std::string& path) {
+void check_pixel_limit(const std::string& path, uint64_t width, uint64_t height, const ReadLimits& limits) {
+  if (width == 0 || height == 0 || width > limits.max_pixels || height > limits.max_pixels / width)
+    throw std::runtime_error(path + ": declares " + std::to_string(width) + "x" + std::to_string(height) +
+                             " pixels, over the limit of " + std::to_string(limits.max_pixels) + " (--max-pixels)");
+}
+
+DecodedImage read_image(const std::string& path, const ReadLimits& limits) {
   const FileFormat format = detect_format(path);
   try {
     switch (format) {
       case FileFormat::png:
-        return read_png(path);
+        return read_png(path, limits);
       case FileFormat::jpeg:
-        return read_jpeg(path);
+        return read_jpeg(path, limits);
       case FileFormat::tiff:
-        return read_tiff(path);
+        return read_tiff(path, limits);
     }
   } catch (const std::bad_alloc&) {
-    // A damaged or hostile header can claim any size.
+    // Within the pixel limit, yet more than this machine can give.
     throw std::runtime_error(path + ": not enough memory to decode this image");
   }
   throw std::logic_error("unreachable");
@@ -66,15 +72,15 @@ void check_writable(FileFormat format, const DecodedImage& image, const std::str
     throw std::runtime_error(path + ": JPEG cannot hold alpha; write PNG or TIFF");
 }
 
-void write_image(const std::string& path, FileFormat format, const DecodedImage& image) {
+void write_image(const std::string& path, FileFormat format, const DecodedImage& image, const WriteOptions& options) {
   check_writable(format, image, path);
   switch (format) {
     case FileFormat::png:
-      return write_png(path, image);
+      return write_png(path, image, options);
     case FileFormat::jpeg:
-      return write_jpeg(path, image);
+      return write_jpeg(path, image, options);
     case FileFormat::tiff:
-      return write_tiff(path, image);
+      return write_tiff(path, image, options);
   }
 }
 

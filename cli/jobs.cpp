@@ -63,17 +63,20 @@ std::vector<Job> name_outputs(const std::vector<std::string>& inputs, const std:
 edgewise::ImageBuffer view(DecodedImage& image) {
   return {image.bytes.data(),
           {image.width, image.height, image.channels},
-          image.bits == 16 ? edgewise::SampleType::u16 : edgewise::SampleType::u8,
+          image.bits == 32   ? edgewise::SampleType::f32
+          : image.bits == 16 ? edgewise::SampleType::u16
+                             : edgewise::SampleType::u8,
           image.row_bytes()};
 }
 
-std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output) {
+std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output,
+                           const JobOptions& options) {
   std::vector<Job> jobs = name_outputs(inputs, output);
   const bool to_directory = is_directory(output);
   std::set<std::string> directories;
   size_t kept_bytes = 0;
   for (Job& job : jobs) {
-    DecodedImage image = read_image(job.input);
+    DecodedImage image = read_image(job.input, options.limits);
     if (to_directory) job.format = detect_format(job.input);
     check_writable(job.format, image, job.output);
     if (is_directory(job.output)) throw std::runtime_error("cannot write " + job.output + ": it is a directory");
@@ -101,11 +104,11 @@ DecodedImage to_16_bit(const std::vector<float>& samples, const edgewise::ImageS
 }
 
 void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
-              const std::map<std::string, std::string>& extra_outputs) {
+              const std::map<std::string, std::string>& extra_outputs, const JobOptions& files) {
   const bool terminal = isatty(STDERR_FILENO) == 1;
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job& job = jobs[i];
-    DecodedImage input = job.image.bytes.empty() ? read_image(job.input) : std::move(job.image);
+    DecodedImage input = job.image.bytes.empty() ? read_image(job.input, files.limits) : std::move(job.image);
     job.image = DecodedImage();
     DecodedImage result = input;  // same shape and sample type
     const std::string count =
@@ -122,7 +125,7 @@ void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const ed
       extras.push_back({name, {extra_samples.back().data(), shape, edgewise::SampleType::f32, 0}});
     }
     edgewise::run_filter(spec, view(input), view(result), run, extras);
-    write_atomically(job.output, [&](const std::string& temp) { write_image(temp, job.format, result); });
+    write_atomically(job.output, [&](const std::string& temp) { write_image(temp, job.format, result, files.write); });
     for (size_t e = 0; e < extras.size(); ++e) {
       const std::string& path = extra_outputs.at(extras[e].name);
       const DecodedImage image = to_16_bit(extra_samples[e], extras[e].buffer.shape);

@@ -11,6 +11,14 @@
 
 namespace edgewise_cli {
 
+// How a run treats its files (the CLI's file options).
+struct JobOptions {
+  ReadLimits limits;
+  WriteOptions write;
+  bool overwrite = false;  // an output may replace an input file
+  bool fail_fast = false;  // stop at the first failed file
+};
+
 struct Job {
   std::string input;
   std::string output;
@@ -27,7 +35,8 @@ edgewise::ImageBuffer view(DecodedImage& image);
 // an output. Several inputs need output to be an existing directory; one
 // input may name a file or a directory. Throws std::runtime_error naming
 // the first problem.
-std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output);
+std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output,
+                           const JobOptions& options = {});
 
 // Filters and writes each job in turn; every output appears whole or not at
 // all. Progress and notices go to stderr.
@@ -35,6 +44,6 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::st
 // the (single) job, made in the same run and written after the result as
 // 16-bit images, each whole or not at all.
 void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
-              const std::map<std::string, std::string>& extra_outputs = {});
+              const std::map<std::string, std::string>& extra_outputs = {}, const JobOptions& files = {});
 
 }  // namespace edgewise_cli

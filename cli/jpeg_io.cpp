@@ -45,7 +45,7 @@ struct FileCloser {
 
 }  // namespace
 
-DecodedImage read_jpeg(const std::string& path) {
+DecodedImage read_jpeg(const std::string& path, const ReadLimits& limits) {
   std::unique_ptr<FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
   if (!file) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
   jpeg_decompress_struct info{};
@@ -61,6 +61,12 @@ DecodedImage read_jpeg(const std::string& path) {
   jpeg_create_decompress(&info);
   jpeg_stdio_src(&info, file.get());
   jpeg_read_header(&info, TRUE);
+  try {  // a header can declare any size: checked before any pixel memory
+    check_pixel_limit(path, info.image_width, info.image_height, limits);
+  } catch (...) {
+    jpeg_destroy_decompress(&info);
+    throw;
+  }
   if (info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK) {
     jpeg_destroy_decompress(&info);
     throw std::runtime_error(path + ": CMYK JPEG is not supported (only grey and RGB)");
@@ -81,7 +87,7 @@ DecodedImage read_jpeg(const std::string& path) {
   return image;
 }
 
-void write_jpeg(const std::string& path, const DecodedImage& image) {
+void write_jpeg(const std::string& path, const DecodedImage& image, const WriteOptions& options) {
   std::unique_ptr<FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
   if (!file) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
   jpeg_compress_struct info{};
@@ -102,7 +108,7 @@ void write_jpeg(const std::string& path, const DecodedImage& image) {
   jpeg_set_defaults(&info);
   // A denoiser's output should not gain artefacts: high quality, and no
   // chroma subsampling (4:4:4), which would halve the colour resolution.
-  jpeg_set_quality(&info, 95, TRUE);
+  jpeg_set_quality(&info, options.jpeg_quality > 0 ? options.jpeg_quality : 95, TRUE);
   for (int c = 0; c < info.num_components; ++c) {
     info.comp_info[c].h_samp_factor = 1;
     info.comp_info[c].v_samp_factor = 1;

@@ -51,13 +51,13 @@ int main(int argc, char** argv) {
   const edgewise::BackendList failing = edgewise::with_injected_failure(edgewise::installed_backends(), failure);
   if (failure != edgewise::InjectedFailure::none) options.run.backends = &failing;
   try {
-    std::vector<Job> jobs = plan_jobs(options.inputs, options.output);
+    std::vector<Job> jobs = plan_jobs(options.inputs, options.output, options.files);
     if (options.gui) return run_gui(jobs, options);
     for (const std::string& notice : unused_options(options)) std::fprintf(stderr, "edgewise: %s\n", notice.c_str());
     for (const auto& [name, path] : options.extra_outputs)  // checked before anything is filtered or written
       if (format_for_output(path) == FileFormat::jpeg)
         throw std::runtime_error(path + ": the " + name + " image is 16-bit; write PNG or TIFF");
-    run_jobs(jobs, options.settings.spec, options.run, options.extra_outputs);
+    run_jobs(jobs, options.settings.spec, options.run, options.extra_outputs, options.files);
     return kExitOk;
   } catch (const std::exception& error) {  // std::runtime_error, edgewise::BackendError, ...
     return fail(error.what(), kExitFailure);

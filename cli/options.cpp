@@ -49,6 +49,16 @@ bool apply_option(CliOptions& options, const std::string& flag, const std::strin
     options.run.backend_options.gpu_memory_budget = size_t(parse_integer("gpu-memory", value, 16, 1 << 24)) << 20;
   } else if (flag == "band-rows") {
     options.run.band_rows = int(parse_integer("band-rows", value, 0, 1 << 20));
+  } else if (flag == "max-pixels") {
+    options.files.limits.max_pixels = uint64_t(parse_integer("max-pixels", value, 1, 1L << 40));
+  } else if (flag == "jpeg-quality") {
+    options.files.write.jpeg_quality = int(parse_integer("jpeg-quality", value, 1, 100));
+  } else if (flag == "png-compression") {
+    options.files.write.png_compression = int(parse_integer("png-compression", value, 0, 9));
+  } else if (flag == "tiff-compression") {
+    if (value != "none" && value != "deflate" && value != "lzw" && value != "zstd")
+      throw std::invalid_argument("invalid tiff-compression '" + value + "': expected none, deflate, lzw or zstd");
+    options.files.write.tiff_compression = value;
   } else if (flag.rfind(kWritePrefix, 0) == 0 && !registry.producers(flag.substr(6)).empty()) {
     options.extra_outputs[flag.substr(6)] = value;
   } else if (flag == "filter" || flag == "backend" || registry.find_param(flag)) {
@@ -157,6 +167,12 @@ CliOptions parse_options(int argc, char** argv, const edgewise::Registry& regist
       options.version = true;
     } else if (arg == "--gui") {
       options.gui = true;
+    } else if (arg == "--overwrite") {
+      options.files.overwrite = true;
+    } else if (arg == "--fail-fast") {
+      options.files.fail_fast = true;
+    } else if (arg == "--strip-metadata") {
+      options.files.write.strip_metadata = true;
     } else {
       // --flag=value or --flag value
       std::string value;
@@ -253,6 +269,30 @@ std::string help_text(const edgewise::Registry& registry, const edgewise::Backen
     out << "  --" << kWritePrefix << output->name << " FILE\n"
         << wrap(std::string("With --filter ") + words(filter_names(registry.producers(output->name)), " or ") +
                 " and one input: also write " + output->help + ", 16 bits per sample. PNG or TIFF.");
+  out << "\nFile options:\n"
+      << "  --max-pixels N\n"
+      << wrap(
+             "Refuse an input whose header declares more pixels than this, before any memory is taken for it. "
+             "Default " +
+             std::to_string(ReadLimits{}.max_pixels) + ".")
+      << "  --overwrite\n"
+      << wrap(
+             "Allow an output to replace one of the inputs (the results go where the originals were). "
+             "Without it such a job is refused before anything is read.")
+      << "  --fail-fast\n"
+      << wrap(
+             "Stop the batch at the first file that fails. Without it the other files are still done, and "
+             "a summary names the files that failed.")
+      << "  --strip-metadata\n"
+      << wrap(
+             "Write the results without the inputs' metadata (EXIF, XMP, IPTC, ICC profile, resolution, "
+             "PNG text), which are otherwise kept.")
+      << "  --jpeg-quality N\n"
+      << wrap("JPEG quality 1 to 100. Default: the input's estimated quality for JPEG to JPEG, else 95.")
+      << "  --png-compression N\n"
+      << wrap("PNG compression level 0 (none, fastest) to 9 (smallest).")
+      << "  --tiff-compression none|deflate|lzw|zstd\n"
+      << wrap("TIFF compression.") << "\nOther options:\n";
   out << "  --gui\n"
       << wrap(
              "Open the filter dialog with a live preview of INPUT; OK filters and writes OUTPUT, Cancel "

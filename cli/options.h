@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine.h"
+#include "jobs.h"
 #include "settings.h"
 
 namespace edgewise_cli {
@@ -26,6 +27,7 @@ struct CliOptions {
   std::vector<std::string> inputs;
   std::string output;
   std::map<std::string, std::string> extra_outputs;  // --write-NAME FILE: output name -> file
+  JobOptions files;  // --max-pixels, --overwrite, --fail-fast, --strip-metadata and the codecs' options
   // Filter options and --backend as given on the command line, in order:
   // --gui applies them over the dialog's last values.
   std::vector<std::pair<std::string, std::string>> given;

@@ -91,7 +91,7 @@ void check_layout(const std::string& path, TIFF* tiff, uint16_t samples, uint16_
 
 }  // namespace
 
-DecodedImage read_tiff(const std::string& path) {
+DecodedImage read_tiff(const std::string& path, const ReadLimits& limits) {
   std::string error;
   Tiff tiff = open_tiff(path, "r", error);
   if (!tiff) throw std::runtime_error(path + ": unreadable TIFF" + detail(error));
@@ -103,6 +103,7 @@ DecodedImage read_tiff(const std::string& path) {
   TIFFGetFieldDefaulted(tiff.get(), TIFFTAG_BITSPERSAMPLE, &bits);
   check_layout(path, tiff.get(), samples, bits);
   if (width == 0 || height == 0) throw std::runtime_error(path + ": TIFF has no pixels");
+  check_pixel_limit(path, width, height, limits);
   // Filtering only the first page would silently drop the others.
   if (TIFFNumberOfDirectories(tiff.get()) > 1)
     throw std::runtime_error(path + ": multi-page TIFF is not supported; save each page as its own file");
@@ -121,7 +122,7 @@ DecodedImage read_tiff(const std::string& path) {
   return image;
 }
 
-void write_tiff(const std::string& path, const DecodedImage& image) {
+void write_tiff(const std::string& path, const DecodedImage& image, const WriteOptions&) {
   std::string error;
   Tiff tiff = open_tiff(path, "w", error);
   if (!tiff) throw std::runtime_error("cannot write " + path + detail(error));
