@@ -43,8 +43,8 @@ int run_gui(std::vector<Job>& jobs, const CliOptions& options) {
   if (!notice.empty()) std::fprintf(stderr, "edgewise: %s\n", notice.c_str());
   edgewise::RunOptions run = options.run;
   run.backend = settings.backend;
-  run_jobs(jobs, settings.spec, run, {}, options.files);
-  return kExitOk;
+  const BatchReport report = run_jobs(jobs, settings.spec, run, {}, options.files);
+  return report.failed.empty() ? kExitOk : kExitFailure;
 }
 
 }  // namespace edgewise_cli

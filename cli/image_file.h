@@ -1,7 +1,12 @@
 // Decoded images as the CLI moves them between files and the engine:
 // interleaved 8- or 16-bit or float samples, 1-4 channels (grey,
-// grey+alpha, RGB, RGBA), and the file's metadata. Every failure throws std::runtime_error with a message naming the
-// file and what is wrong.
+// grey+alpha, RGB, RGBA), and the file's metadata. Every failure throws
+// std::runtime_error with a message naming the file and what is wrong.
+//
+// Formats: PNG (8/16-bit), JPEG (8-bit grey or RGB), TIFF (8/16-bit
+// integer or 32-bit float, strips or tiles). Samples are kept in the
+// file's own encoding; a format that cannot hold an image refuses it
+// (check_writable) rather than converting it.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +44,16 @@ struct UninitializedAllocator : std::allocator<T> {
 };
 using PixelBytes = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
 
+// An image's pixel memory could not be had (the message names its size;
+// the CLI adds the file's name).
+struct PixelMemoryError : std::bad_alloc {
+  PixelMemoryError(int width_, int height_, size_t bytes_) : width(width_), height(height_), bytes(bytes_) {}
+  const char* what() const noexcept override { return "not enough memory for the image's pixels"; }
+  int width;
+  int height;
+  size_t bytes;
+};
+
 struct DecodedImage {
   int width = 0;
   int height = 0;
@@ -46,10 +61,19 @@ struct DecodedImage {
   int bits = 8;      // 8 or 16 (native-endian uint16_t), or 32 (float)
   PixelBytes bytes;
   Metadata metadata;
+  // A JPEG input's quality (1-100), estimated from its quantization
+  // tables; 0 for other inputs. JPEG to JPEG keeps it by default.
+  int jpeg_quality = 0;
 
   size_t row_bytes() const { return size_t(width) * size_t(channels) * size_t(bits / 8); }
   // Room for every row, not yet committed.
-  void allocate() { bytes.resize(row_bytes() * size_t(height)); }
+  void allocate() {
+    try {
+      bytes.resize(row_bytes() * size_t(height));
+    } catch (const std::bad_alloc&) {
+      throw PixelMemoryError(width, height, row_bytes() * size_t(height));
+    }
+  }
 };
 
 // What a reader may allocate: checked from the header, before any pixel
@@ -60,12 +84,15 @@ struct ReadLimits {
 // Throws std::runtime_error naming the declared size and the limit.
 void check_pixel_limit(const std::string& path, uint64_t width, uint64_t height, const ReadLimits& limits);
 
+// PNG's default compression level: MEASURED_LATER
+constexpr int kDefaultPngCompression = 2;
+
 // How outputs are written.
 struct WriteOptions {
   bool strip_metadata = false;   // --strip-metadata
   int jpeg_quality = 0;          // 1-100; 0: the input's estimated quality for JPEG to JPEG, else 95
-  int png_compression = -1;      // 0-9; -1: the writer's default
-  std::string tiff_compression;  // none, deflate, lzw, zstd; "": the writer's default
+  int png_compression = -1;      // 0-9; -1: the writer's default (kDefaultPngCompression)
+  std::string tiff_compression;  // none, deflate, lzw, zstd; "": deflate
 };
 
 enum class FileFormat { png, jpeg, tiff };
@@ -76,6 +103,9 @@ FileFormat detect_format(const std::string& path);
 FileFormat format_for_output(const std::string& path);
 
 DecodedImage read_image(const std::string& path, const ReadLimits& limits = {});
+// "not enough memory for PATH (WxH needs about N MiB)": what filtering the
+// image takes (input, result and the filter's bands).
+std::string not_enough_memory(const std::string& path, int width, int height, size_t image_bytes);
 // Throws before writing when the format cannot hold the image.
 void check_writable(FileFormat format, const DecodedImage& image, const std::string& path);
 void write_image(const std::string& path, FileFormat format, const DecodedImage& image,

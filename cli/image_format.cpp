@@ -57,16 +57,29 @@ DecodedImage read_image(const std::string& path, const ReadLimits& limits) {
       case FileFormat::tiff:
         return read_tiff(path, limits);
     }
-  } catch (const std::bad_alloc&) {
+  } catch (const PixelMemoryError& error) {
     // Within the pixel limit, yet more than this machine can give.
-    throw std::runtime_error(path + ": not enough memory to decode this image");
+    throw std::runtime_error(not_enough_memory(path, error.width, error.height, error.bytes));
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("not enough memory to decode " + path);
   }
   throw std::logic_error("unreachable");
 }
 
+std::string not_enough_memory(const std::string& path, int width, int height, size_t image_bytes) {
+  // The input, its result and the filter's bands (about 48 MiB on the CPU).
+  const size_t needed = (2 * image_bytes + (size_t(48) << 20)) >> 20;
+  return "not enough memory for " + path + " (" + std::to_string(width) + "x" + std::to_string(height) +
+         " needs about " + std::to_string(needed) + " MiB)";
+}
+
 void check_writable(FileFormat format, const DecodedImage& image, const std::string& path) {
+  // Refused rather than silently dropping precision, range or transparency:
+  // float samples may lie above 1.0, which 8- or 16-bit integers would clip.
+  if (image.bits == 32 && format != FileFormat::tiff)
+    throw std::runtime_error(path + ": " + (format == FileFormat::png ? "PNG" : "JPEG") +
+                             " cannot hold 32-bit floating-point samples; write TIFF (.tif)");
   if (format != FileFormat::jpeg) return;
-  // Refused rather than silently dropping precision or transparency.
   if (image.bits != 8) throw std::runtime_error(path + ": JPEG cannot hold 16-bit samples; write PNG or TIFF");
   if (image.channels == 2 || image.channels == 4)
     throw std::runtime_error(path + ": JPEG cannot hold alpha; write PNG or TIFF");

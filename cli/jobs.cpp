@@ -1,11 +1,17 @@
 #include "jobs.h"
 
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <future>
 #include <map>
+#include <new>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "atomic_file.h"
 #include "progress_line.h"
@@ -13,11 +19,6 @@
 namespace edgewise_cli {
 
 namespace {
-
-// Decoded inputs are kept from checking to filtering up to this many bytes,
-// so a small batch is decoded once and a large one does not hold every photo
-// in memory at the same time (those are decoded again when their turn comes).
-constexpr size_t kKeepDecodedBytes = size_t(512) << 20;
 
 bool is_directory(const std::string& path) {
   struct stat info {};
@@ -30,6 +31,18 @@ std::string join(const std::string& directory, const std::string& name) {
   return ends_with_slash(directory) ? directory + name : directory + "/" + name;
 }
 
+// What a path names on disk, so that two spellings of one file (a
+// relative and an absolute path, a link) compare equal: the device and
+// inode of an existing file, else the resolved directory and the name.
+std::string identity(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0) return std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino);
+  char* directory = realpath(directory_of(path).c_str(), nullptr);
+  const std::string key = (directory ? std::string(directory) : directory_of(path)) + "/" + file_name_of(path);
+  free(directory);
+  return key;
+}
+
 // Output paths and formats, before any file is opened.
 std::vector<Job> name_outputs(const std::vector<std::string>& inputs, const std::string& output) {
   const bool to_directory = is_directory(output);
@@ -38,56 +51,59 @@ std::vector<Job> name_outputs(const std::vector<std::string>& inputs, const std:
   if (!to_directory && ends_with_slash(output))
     throw std::runtime_error("output directory " + output + " does not exist");
   std::vector<Job> jobs;
-  std::map<std::string, std::string> claimed;  // output path -> input writing it
   for (const auto& input : inputs) {
     Job job;
     job.input = input;
     if (to_directory) {
       job.output = join(output, file_name_of(input));
-      // The format of the input, found by content when it is read.
+      job.format = detect_format(input);  // the input's own, found by content
     } else {
+      detect_format(input);  // exists, and is an image
       job.output = output;
       job.format = format_for_output(output);
     }
-    const auto [previous, inserted] = claimed.emplace(job.output, input);
-    if (!inserted)
-      throw std::runtime_error("inputs " + previous->second + " and " + input + " would both be written to " +
-                               job.output);
     jobs.push_back(std::move(job));
   }
   return jobs;
 }
 
-}  // namespace
-
-edgewise::ImageBuffer view(DecodedImage& image) {
-  return {image.bytes.data(),
-          {image.width, image.height, image.channels},
-          image.bits == 32   ? edgewise::SampleType::f32
-          : image.bits == 16 ? edgewise::SampleType::u16
-                             : edgewise::SampleType::u8,
-          image.row_bytes()};
+// No output may be another's, or an input: a result over its own input
+// needs --overwrite, over another job's input never (that job would read
+// the result). Extra outputs may replace neither.
+void check_collisions(const std::vector<Job>& jobs, const JobOptions& options,
+                      const std::map<std::string, std::string>& extra_outputs) {
+  std::map<std::string, std::string> inputs;   // identity -> input path
+  std::map<std::string, std::string> written;  // identity -> what writes it
+  for (const Job& job : jobs) inputs.emplace(identity(job.input), job.input);
+  for (const Job& job : jobs) {
+    const std::string target = identity(write_target(job.output));
+    const auto [previous, inserted] = written.emplace(target, job.input);
+    if (!inserted)
+      throw std::runtime_error("inputs " + previous->second + " and " + job.input + " would both be written to " +
+                               job.output);
+    const auto replaced = inputs.find(target);
+    if (replaced == inputs.end()) continue;
+    if (replaced->second != job.input && identity(replaced->second) != identity(job.input))
+      throw std::runtime_error(job.output + " would replace the input " + replaced->second +
+                               " before it is read; choose another output");
+    if (!options.overwrite)
+      throw std::runtime_error(job.output + " would replace the input " + job.input +
+                               "; give --overwrite to replace it, or choose another output");
+  }
+  for (const auto& [name, path] : extra_outputs) {
+    const std::string target = identity(write_target(path));
+    if (inputs.count(target))
+      throw std::runtime_error("the " + name + " image " + path + " would replace the input " + inputs[target]);
+    if (written.count(target)) throw std::runtime_error("the " + name + " image " + path + " would replace the result");
+    written.emplace(target, name);
+  }
 }
 
-std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output,
-                           const JobOptions& options) {
-  std::vector<Job> jobs = name_outputs(inputs, output);
-  const bool to_directory = is_directory(output);
-  std::set<std::string> directories;
-  size_t kept_bytes = 0;
-  for (Job& job : jobs) {
-    DecodedImage image = read_image(job.input, options.limits);
-    if (to_directory) job.format = detect_format(job.input);
-    check_writable(job.format, image, job.output);
-    if (is_directory(job.output)) throw std::runtime_error("cannot write " + job.output + ": it is a directory");
-    directories.insert(directory_of(job.output));
-    if (kept_bytes + image.bytes.size() <= kKeepDecodedBytes) {
-      kept_bytes += image.bytes.size();
-      job.image = std::move(image);
-    }
-  }
-  for (const auto& directory : directories) check_directory_writable(directory);
-  return jobs;
+void check_output(const std::string& path, std::set<std::string>& directories) {
+  if (is_directory(path)) throw std::runtime_error("cannot write " + path + ": it is a directory");
+  const std::string target = write_target(path);
+  check_name_fits(target);
+  directories.insert(directory_of(target));
 }
 
 // An extra output's floats (0..1) as a 16-bit image.
@@ -103,18 +119,31 @@ DecodedImage to_16_bit(const std::vector<float>& samples, const edgewise::ImageS
   return image;
 }
 
-void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
-              const std::map<std::string, std::string>& extra_outputs, const JobOptions& files) {
-  const bool terminal = isatty(STDERR_FILENO) == 1;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    Job& job = jobs[i];
-    DecodedImage input = job.image.bytes.empty() ? read_image(job.input, files.limits) : std::move(job.image);
+// A job's decoded input, read on its own thread while the job before it
+// is filtered (the dialog has read it already).
+std::future<DecodedImage> start_reading(Job& job, const JobOptions& files) {
+  if (!job.image.bytes.empty()) {
+    std::promise<DecodedImage> ready;
+    ready.set_value(std::move(job.image));
     job.image = DecodedImage();
-    DecodedImage result = input;  // same shape and sample type
-    const std::string count =
-        jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " : "";
-    ProgressLine progress(count + file_name_of(job.input), terminal);
-    edgewise::RunOptions run = options;
+    return ready.get_future();
+  }
+  return std::async(std::launch::async, [path = job.input, limits = files.limits] { return read_image(path, limits); });
+}
+
+// What a filtered job hands to its writer: the result and the extra images.
+struct Filtered {
+  DecodedImage result;
+  std::vector<std::pair<std::string, DecodedImage>> extras;  // file -> 16-bit image
+};
+
+// The filter, on this thread (progress and notices go to its line).
+Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterSpec& spec, edgewise::RunOptions run,
+                    const std::map<std::string, std::string>& extra_outputs, ProgressLine& progress) {
+  check_writable(job.format, input, job.output);
+  try {
+    Filtered filtered;
+    filtered.result = input;  // same shape, sample type and metadata
     run.progress = [&progress](double fraction) { return progress.update(fraction); };
     run.notice = [&progress](const std::string& text) { progress.message(text); };
     std::vector<std::vector<float>> extra_samples;
@@ -124,15 +153,127 @@ void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const ed
       extra_samples.emplace_back(size_t(shape.width) * size_t(shape.height) * size_t(shape.channels));
       extras.push_back({name, {extra_samples.back().data(), shape, edgewise::SampleType::f32, 0}});
     }
-    edgewise::run_filter(spec, view(input), view(result), run, extras);
-    write_atomically(job.output, [&](const std::string& temp) { write_image(temp, job.format, result, files.write); });
-    for (size_t e = 0; e < extras.size(); ++e) {
-      const std::string& path = extra_outputs.at(extras[e].name);
-      const DecodedImage image = to_16_bit(extra_samples[e], extras[e].buffer.shape);
-      write_atomically(path, [&](const std::string& temp) { write_image(temp, format_for_output(path), image); });
-    }
-    progress.finish();
+    edgewise::run_filter(spec, view(input), view(filtered.result), run, extras);
+    for (size_t e = 0; e < extras.size(); ++e)
+      filtered.extras.emplace_back(extra_outputs.at(extras[e].name),
+                                   to_16_bit(extra_samples[e], extras[e].buffer.shape));
+    return filtered;
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(not_enough_memory(job.input, input.width, input.height, input.bytes.size()));
   }
+}
+
+// Every file of a job, each whole or not at all; on its own thread while
+// the next job is filtered.
+std::future<void> start_writing(const Job& job, Filtered filtered, const JobOptions& files) {
+  return std::async(std::launch::async, [output = job.output, format = job.format, write = files.write,
+                                         filtered = std::move(filtered)] {
+    write_atomically(output, [&](const std::string& temp) { write_image(temp, format, filtered.result, write); });
+    for (const auto& [path, image] : filtered.extras)
+      write_atomically(path, [&](const std::string& temp) { write_image(temp, format_for_output(path), image); });
+  });
+}
+
+}  // namespace
+
+edgewise::ImageBuffer view(DecodedImage& image) {
+  return {image.bytes.data(),
+          {image.width, image.height, image.channels},
+          image.bits == 32   ? edgewise::SampleType::f32
+          : image.bits == 16 ? edgewise::SampleType::u16
+                             : edgewise::SampleType::u8,
+          image.row_bytes()};
+}
+
+std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output,
+                           const JobOptions& options, const std::map<std::string, std::string>& extra_outputs) {
+  std::vector<Job> jobs = name_outputs(inputs, output);
+  check_collisions(jobs, options, extra_outputs);
+  std::set<std::string> directories;
+  for (const Job& job : jobs) check_output(job.output, directories);
+  for (const auto& [name, path] : extra_outputs) {
+    if (format_for_output(path) == FileFormat::jpeg)
+      throw std::runtime_error(path + ": the " + name + " image is 16-bit; write PNG or TIFF");
+    check_output(path, directories);
+  }
+  for (const auto& directory : directories) check_directory_writable(directory);
+  return jobs;
+}
+
+// A pipeline of three stages on three threads: job i+1 is read while job
+// i is filtered and job i-1 written, so on a GPU, where the filter takes
+// milliseconds, the codecs of consecutive files run side by side. At most
+// one read and one write are in flight: memory holds four images at most.
+// Messages come from this thread only, in job order, except a write's
+// failure, which is told once the writer is done (after the next job's
+// filter).
+BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
+                     const std::map<std::string, std::string>& extra_outputs, const JobOptions& files) {
+  const bool terminal = isatty(STDERR_FILENO) == 1;
+  BatchReport report;
+  std::vector<size_t> failed;
+  std::future<DecodedImage> next_input;
+  if (!jobs.empty()) next_input = start_reading(jobs[0], files);
+  std::future<void> writing;
+  size_t writing_job = 0;
+  // Waits for the write in flight; false when it failed.
+  auto finish_write = [&]() {
+    if (!writing.valid()) return true;
+    try {
+      writing.get();
+      ++report.written;
+      return true;
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "edgewise: %s\n", error.what());
+      failed.push_back(writing_job);
+      return false;
+    }
+  };
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    Job& job = jobs[i];
+    const std::string count =
+        jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " : "";
+    bool ok = true;
+    {
+      ProgressLine progress(count + file_name_of(job.input), terminal);
+      try {
+        DecodedImage input = next_input.get();
+        if (i + 1 < jobs.size()) next_input = start_reading(jobs[i + 1], files);
+        Filtered filtered = filter_job(job, input, spec, options, extra_outputs, progress);
+        progress.finish();
+        if (!finish_write() && files.fail_fast) {
+          report.stopped = true;
+          break;
+        }
+        writing = start_writing(job, std::move(filtered), files);
+        writing_job = i;
+      } catch (const std::exception& error) {  // std::runtime_error, edgewise::BackendError, ...
+        progress.message(error.what());
+        failed.push_back(i);
+        ok = false;
+        if (i + 1 < jobs.size() && !next_input.valid()) next_input = start_reading(jobs[i + 1], files);
+      }
+    }
+    if (!ok && files.fail_fast && i + 1 < jobs.size()) {
+      report.stopped = true;
+      break;
+    }
+  }
+  finish_write();
+  // A read started for a job that will not run is waited for (its thread
+  // must end before the jobs it reads from go away); its result is dropped.
+  if (next_input.valid()) next_input.wait();
+  std::sort(failed.begin(), failed.end());
+  for (size_t index : failed) report.failed.push_back(jobs[index].input);
+  return report;
+}
+
+std::string summary(const BatchReport& report, size_t jobs) {
+  if (report.failed.empty()) return "";
+  std::string text = std::to_string(report.failed.size()) + " of " + std::to_string(jobs) + " files failed: ";
+  for (size_t i = 0; i < report.failed.size(); ++i) text += (i ? ", " : "") + report.failed[i];
+  if (report.stopped) text += "; --fail-fast stopped the rest";
+  return text;
 }
 
 }  // namespace edgewise_cli

@@ -1,5 +1,7 @@
-// A run of the CLI as a list of jobs (one per input), checked as a whole
-// before any output is written, then carried out one at a time.
+// A run of the CLI as a list of jobs, one per input. The command is
+// checked as a whole before any file is read beyond its first bytes; then
+// each job reads, filters and writes its file, and a file that fails does
+// not stop the others (unless --fail-fast).
 #pragma once
 
 #include <map>
@@ -15,7 +17,7 @@ namespace edgewise_cli {
 struct JobOptions {
   ReadLimits limits;
   WriteOptions write;
-  bool overwrite = false;  // an output may replace an input file
+  bool overwrite = false;  // an output may replace its own input file
   bool fail_fast = false;  // stop at the first failed file
 };
 
@@ -23,27 +25,38 @@ struct Job {
   std::string input;
   std::string output;
   FileFormat format = FileFormat::png;
-  DecodedImage image;  // the decoded input when kept from checking, else empty
+  DecodedImage image;  // the decoded input once read (the dialog reads it first)
 };
 
 // The engine's view of a decoded image (no copy).
 edgewise::ImageBuffer view(DecodedImage& image);
 
-// Decides every output path and format and checks all that can be checked
-// without filtering: each input decodes completely, the output format can
-// hold it, each output directory accepts new files, and no two inputs share
-// an output. Several inputs need output to be an existing directory; one
-// input may name a file or a directory. Throws std::runtime_error naming
-// the first problem.
+// Decides every output path and format and checks what can be checked
+// without decoding: each input exists and is a PNG, JPEG or TIFF file by
+// its first bytes; no output (extra outputs included) is an input or
+// another output, unless --overwrite lets a result replace its own input;
+// output names fit the file system with room for the temporary name; each
+// output directory accepts new files. Several inputs need output to be an
+// existing directory; one input may name a file or a directory. Throws
+// std::runtime_error naming the first problem; nothing has been written.
 std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output,
-                           const JobOptions& options = {});
+                           const JobOptions& options = {}, const std::map<std::string, std::string>& extra_outputs = {});
 
-// Filters and writes each job in turn; every output appears whole or not at
-// all. Progress and notices go to stderr.
-// extra_outputs (output name -> file) are the filter's extra images for
-// the (single) job, made in the same run and written after the result as
-// 16-bit images, each whole or not at all.
-void run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
-              const std::map<std::string, std::string>& extra_outputs = {}, const JobOptions& files = {});
+struct BatchReport {
+  int written = 0;
+  std::vector<std::string> failed;  // the inputs whose job failed, in order
+  bool stopped = false;             // --fail-fast ended the batch early
+};
+
+// Runs the jobs in turn; every output appears whole or not at all. A job
+// that fails is reported on stderr and the next one runs (or, with
+// fail_fast, none). Progress and notices go to stderr. extra_outputs
+// (output name -> file) are the filter's extra images for the (single)
+// job, made in the same run and written after the result as 16-bit images.
+BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
+                     const std::map<std::string, std::string>& extra_outputs = {}, const JobOptions& files = {});
+
+// "2 of 5 files failed: a.png, b.png" for stderr, or "" when none did.
+std::string summary(const BatchReport& report, size_t jobs);
 
 }  // namespace edgewise_cli

@@ -4,6 +4,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "atomic_file.h"
 #include "engine.h"
 #include "gui.h"
 #include "jobs.h"
@@ -50,15 +51,25 @@ int main(int argc, char** argv) {
       std::getenv("EDGEWISE_INJECT_GPU_FAILURE") ? std::getenv("EDGEWISE_INJECT_GPU_FAILURE") : "");
   const edgewise::BackendList failing = edgewise::with_injected_failure(edgewise::installed_backends(), failure);
   if (failure != edgewise::InjectedFailure::none) options.run.backends = &failing;
+  install_cleanup_on_signals();
   try {
-    std::vector<Job> jobs = plan_jobs(options.inputs, options.output, options.files);
+    // A backend named on the command line that cannot run fails the run
+    // once, rather than once for each file.
+    if (options.run.backend != "auto") {
+      const edgewise::BackendList& list = options.run.backends ? *options.run.backends : edgewise::installed_backends();
+      const edgewise::BackendProvider* provider = edgewise::find_backend(list, options.run.backend);
+      std::string why_not;
+      if (provider && !provider->usable(why_not))
+        throw std::runtime_error(provider->name() + " backend requested but unavailable: " + why_not);
+    }
+    std::vector<Job> jobs = plan_jobs(options.inputs, options.output, options.files, options.extra_outputs);
     if (options.gui) return run_gui(jobs, options);
     for (const std::string& notice : unused_options(options)) std::fprintf(stderr, "edgewise: %s\n", notice.c_str());
-    for (const auto& [name, path] : options.extra_outputs)  // checked before anything is filtered or written
-      if (format_for_output(path) == FileFormat::jpeg)
-        throw std::runtime_error(path + ": the " + name + " image is 16-bit; write PNG or TIFF");
-    run_jobs(jobs, options.settings.spec, options.run, options.extra_outputs, options.files);
-    return kExitOk;
+    const BatchReport report = run_jobs(jobs, options.settings.spec, options.run, options.extra_outputs, options.files);
+    // One input: its error line was the whole story. Several: say which failed.
+    if (jobs.size() > 1 && !report.failed.empty())
+      std::fprintf(stderr, "edgewise: %s\n", summary(report, jobs.size()).c_str());
+    return report.failed.empty() ? kExitOk : kExitFailure;
   } catch (const std::exception& error) {  // std::runtime_error, edgewise::BackendError, ...
     return fail(error.what(), kExitFailure);
   }

@@ -290,9 +290,11 @@ std::string help_text(const edgewise::Registry& registry, const edgewise::Backen
       << "  --jpeg-quality N\n"
       << wrap("JPEG quality 1 to 100. Default: the input's estimated quality for JPEG to JPEG, else 95.")
       << "  --png-compression N\n"
-      << wrap("PNG compression level 0 (none, fastest) to 9 (smallest).")
+      << wrap("PNG compression level 0 (none, fastest) to 9 (smallest). Default " +
+              std::to_string(kDefaultPngCompression) + ".")
       << "  --tiff-compression none|deflate|lzw|zstd\n"
-      << wrap("TIFF compression.") << "\nOther options:\n";
+      << wrap("TIFF compression, with a predictor (floating-point for float samples). Default deflate.")
+      << "\nOther options:\n";
   out << "  --gui\n"
       << wrap(
              "Open the filter dialog with a live preview of INPUT; OK filters and writes OUTPUT, Cancel "
@@ -310,12 +312,19 @@ std::string help_text(const edgewise::Registry& registry, const edgewise::Backen
       << wrap("Everything after it is an input, even when it starts with '-'.")
       << "\nOptions take their value as --flag VALUE or --flag=VALUE.\n\n"
       << wrap(
-             "Every input is read and checked, and every output directory tested, before anything is "
-             "written. Each result is written to a temporary file beside it and renamed into place, "
-             "so an output file is either complete or untouched. A progress line appears on stderr "
-             "for jobs longer than half a second (a terminal) or ten seconds (a log).",
+             "Before anything is read, every input is checked to be a PNG, JPEG or TIFF file, and every "
+             "output name, directory and collision with an input or another output. Then each file "
+             "is read, filtered and written in turn (the next file read and the last one written "
+             "while one is filtered); a file that fails is reported and the others are still done "
+             "(unless --fail-fast), and a summary names the files that failed. Each output is "
+             "complete or absent: it is written to an unnamed file (or a hidden temporary one that "
+             "SIGINT, SIGTERM and SIGHUP remove) and renamed into place. Metadata (EXIF, XMP, IPTC, "
+             "ICC profile, resolution, PNG text) is carried over unless --strip-metadata. A "
+             "progress line appears on stderr for jobs longer than half a second (a terminal) or "
+             "ten seconds (a log).",
              0)
-      << "\nExit status: 0 success; 1 a file, image or backend error; 2 a usage error\n"
+      << "\nExit status: 0 success; 1 a file, image or backend error (in a batch: any file\n"
+         "failed); 2 a usage error\n"
          "(unknown option, bad parameter value, missing input or output); 3 the dialog\n"
          "(--gui) was cancelled and nothing was written.\n";
   return out.str();

@@ -5,12 +5,15 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
           libpng-dev libtiff-dev libjpeg-dev      # the CLI's image I/O
+          libexiv2-dev libdeflate-dev             # the CLI's metadata (as GIMP) and PNG compression
+          libspng-dev imagemagick gmic            # the codec benchmark's peers
           libgtest-dev libbabl-dev                # tests (Lab is checked against babl)
           libopencv-dev                           # the CPU benchmark's peer
           libgimp2.0-dev libgegl-dev              # the GIMP 2.10 plug-in
           libgtk-3-dev                            # the dialog (edgewise --gui, interactive plug-in)
           gimp gimp-gmic                          # plug-in tests (gimp-console, GIMP GUI), benchmark peer
-          xvfb xdotool imagemagick)               # dialog tests: X display, input, screenshots
+          xvfb xdotool                            # dialog tests: X display, input, screenshots
+          clang libclang-rt-14-dev libomp-14-dev) # ASan/UBSan tests and libFuzzer (clang 14's runtimes, OpenMP)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -111,6 +111,12 @@ uint32_t sample(const DecodedImage& image, size_t index) {
   return value;
 }
 
+float float_sample(const DecodedImage& image, size_t index) {
+  float value;
+  std::copy_n(image.bytes.data() + 4 * index, 4, reinterpret_cast<uint8_t*>(&value));
+  return value;
+}
+
 namespace {
 
 void set_sample(DecodedImage& image, size_t index, uint32_t value) {
@@ -127,6 +133,21 @@ size_t sample_count(const DecodedImage& image) {
 }
 
 }  // namespace
+
+DecodedImage as_float(const DecodedImage& image, float gain) {
+  DecodedImage result;
+  result.width = image.width;
+  result.height = image.height;
+  result.channels = image.channels;
+  result.bits = 32;
+  result.allocate();
+  const float scale = gain / (image.bits == 8 ? 255.0f : 65535.0f);
+  for (size_t i = 0; i < sample_count(image); ++i) {
+    const float value = float(sample(image, i)) * scale;
+    std::copy_n(reinterpret_cast<const uint8_t*>(&value), 4, result.bytes.data() + 4 * i);
+  }
+  return result;
+}
 
 DecodedImage photo(int channels, int bits) {
   static const DecodedImage rgb = edgewise_cli::read_image(std::string(EDGEWISE_TEST_DATA) + "/astronaut.png");
@@ -160,7 +181,8 @@ std::vector<float> engine_result(const DecodedImage& image, const edgewise::Filt
   const edgewise::ImageShape shape{image.width, image.height, image.channels};
   edgewise::FloatImage source(shape), result(shape);
   const float scale = image.bits == 8 ? 255.0f : 65535.0f;
-  for (size_t i = 0; i < sample_count(image); ++i) source.pixels()[i] = float(sample(image, i)) / scale;
+  for (size_t i = 0; i < sample_count(image); ++i)
+    source.pixels()[i] = image.bits == 32 ? float_sample(image, i) : float(sample(image, i)) / scale;
   edgewise::RunOptions options;
   options.backend = "cpu";
   edgewise::run_filter(spec, shape, source, result, options);
@@ -307,6 +329,32 @@ void write_big_endian_tiff(const std::string& path, const DecodedImage& image) {
     std::copy_n(image.bytes.data() + size_t(y) * image.row_bytes(), image.row_bytes(), row.data());
     TIFFWriteScanline(writer.tiff, row.data(), uint32_t(y), 0);  // libtiff swaps to big-endian
   }
+}
+
+void write_tiled_tiff(const std::string& path, const DecodedImage& image, uint32_t tile_width, uint32_t tile_length) {
+  TiffWriter writer(path, "w");
+  TIFF* tiff = writer.tiff;
+  set_basic_tags(tiff, image.width, image.height, uint16_t(image.channels), uint16_t(image.bits),
+                 image.channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+  TIFFUnsetField(tiff, TIFFTAG_ROWSPERSTRIP);
+  TIFFSetField(tiff, TIFFTAG_TILEWIDTH, tile_width);
+  TIFFSetField(tiff, TIFFTAG_TILELENGTH, tile_length);
+  if (image.bits == 32) TIFFSetField(tiff, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+  if (image.channels == 2 || image.channels == 4) {
+    const uint16_t extra = EXTRASAMPLE_UNASSALPHA;
+    TIFFSetField(tiff, TIFFTAG_EXTRASAMPLES, 1, &extra);
+  }
+  const size_t pixel_bytes = image.row_bytes() / size_t(image.width);
+  std::vector<uint8_t> tile(tile_width * tile_length * pixel_bytes);
+  for (uint32_t y = 0; y < uint32_t(image.height); y += tile_length)
+    for (uint32_t x = 0; x < uint32_t(image.width); x += tile_width) {
+      std::fill(tile.begin(), tile.end(), uint8_t(0xa5));  // what lies past the image must not show
+      for (uint32_t row = 0; row < tile_length && y + row < uint32_t(image.height); ++row)
+        std::copy_n(image.bytes.data() + (y + row) * image.row_bytes() + x * pixel_bytes,
+                    std::min(tile_width, uint32_t(image.width) - x) * pixel_bytes,
+                    tile.data() + row * tile_width * pixel_bytes);
+      TIFFWriteTile(tiff, tile.data(), x, y, 0, 0);
+    }
 }
 
 void write_odd_tiff(const std::string& path, OddTiff kind) {

@@ -56,8 +56,9 @@ bool gpu_usable();
 DecodedImage photo(int channels, int bits);
 
 // The filter applied by the engine on the CPU to image's samples, converted
-// to 0..1 floats here (v / 255 or v / 65535), independently of the CLI's and
-// core's own conversion code. Same layout as image, values 0..1.
+// to 0..1 floats here (v / 255 or v / 65535; float samples as they are),
+// independently of the CLI's and core's own conversion code. Same layout as
+// image.
 std::vector<float> engine_result(const DecodedImage& image, const edgewise::FilterSpec& spec);
 
 // Largest |sample / max - expected| over the image, in code values
@@ -67,6 +68,11 @@ double max_error_in_codes(const DecodedImage& image, const std::vector<float>& e
 double mean_error_in_codes(const DecodedImage& image, const std::vector<float>& expected);
 
 uint32_t sample(const DecodedImage& image, size_t index);
+// A 32-bit float image's sample.
+float float_sample(const DecodedImage& image, size_t index);
+// The image with float samples: each 8- or 16-bit value / max, times gain
+// (a gain above 1 puts the bright parts above 1.0, as raw converters do).
+DecodedImage as_float(const DecodedImage& image, float gain);
 
 // The CLI arguments and the spec they stand for.
 extern const char* const kFilterArgs;
@@ -83,5 +89,8 @@ DecodedImage write_one_bit_interlaced_png(const std::string& path);
 void write_big_endian_tiff(const std::string& path, const DecodedImage& image);
 enum class OddTiff { floating_point, palette, planar, two_pages, premultiplied_alpha };
 void write_odd_tiff(const std::string& path, OddTiff kind);
+// The image as a tiled TIFF (tile sizes multiples of 16; edge tiles run
+// past the image), uncompressed, any bit depth DecodedImage holds.
+void write_tiled_tiff(const std::string& path, const DecodedImage& image, uint32_t tile_width, uint32_t tile_length);
 
 }  // namespace edgewise_cli_test

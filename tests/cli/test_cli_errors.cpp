@@ -93,7 +93,7 @@ TEST_F(CliErrors, UnusableInputs) {
       {"truncated PNG", to_out("truncated.png"), 1, "truncated.png: unreadable PNG"},
       {"truncated JPEG", to_out("truncated.jpg"), 1, "truncated.jpg: unreadable JPEG"},
       {"truncated TIFF", to_out("truncated.tif"), 1, "truncated.tif: unreadable TIFF"},
-      {"float TIFF", to_out("float.tif"), 1, "floating-point TIFF is not supported"},
+      {"float TIFF to PNG", to_out("float.tif"), 1, "PNG cannot hold 32-bit floating-point samples; write TIFF"},
       {"palette TIFF", to_out("palette.tif"), 1, "palette (indexed-colour) TIFF is not supported"},
       {"planar TIFF", to_out("planar.tif"), 1, "planar TIFF"},
       {"multi-page TIFF", to_out("pages.tif"), 1, "multi-page TIFF is not supported"},
@@ -166,13 +166,16 @@ TEST_F(CliErrors, PermissionsForNonRootUsers) {
   });
 }
 
-TEST_F(CliErrors, BatchChecksEverythingBeforeWriting) {
+// What a batch can know before reading pixels is checked for every file
+// before the first is written (a damaged file only fails itself:
+// test_cli_files.cpp).
+TEST_F(CliErrors, BatchChecksNamesAndFormatsBeforeWriting) {
   ScratchDir results;
   const std::vector<std::string> nothing;
   const std::string good = input("good.png") + " " + input("photo.tif") + " ";
   const std::vector<BadRun> runs = {
       {"last input missing", good + input("missing.png") + " -o " + results.path(), 1, "missing.png"},
-      {"last input damaged", good + input("truncated.jpg") + " -o " + results.path(), 1, "unreadable JPEG"},
+      {"last input not an image", good + input("notes.png") + " -o " + results.path(), 1, "unsupported file format"},
       {"output not a directory", good + "-o " + out.file("out.png"), 1,
        "several inputs need OUTPUT to be an existing directory"},
       {"two inputs, one name", good + input("sub/good.png") + " -o " + results.path(), 1,
