@@ -1,0 +1,8 @@
+// libFuzzer target: any bytes, as a JPEG file, through edgewise_cli::read_jpeg.
+#include "fuzz_reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return edgewise_fuzz::read_one(data, size, [](const std::string& path, const edgewise_cli::ReadLimits& limits) {
+    return edgewise_cli::read_jpeg(path, limits);
+  });
+}
