@@ -27,17 +27,28 @@ const FilterOutputInfo* FilterInfo::find_output(const std::string& output) const
   return nullptr;
 }
 
+namespace {
+
+bool same_meaning(const ParamInfo& a, const ParamInfo& b) {
+  return a.type == b.type && a.hard_min == b.hard_min && a.hard_max == b.hard_max && a.tokens == b.tokens &&
+         std::string(a.unit) == b.unit;
+}
+
+}  // namespace
+
 Registry::Registry(std::vector<const FilterInfo*> filters) : filters_(std::move(filters)) {
   if (filters_.empty()) throw std::logic_error("a filter registry needs at least one filter");
   // A flag means one thing in a registry: front ends keep one value per
-  // flag across filters (the dialog, the settings text).
+  // flag across filters (the dialog, the settings text). Two groups may
+  // declare it (the nlm filter's mode and sigmas) when they agree on its
+  // kind, range and choices; defaults and help may differ.
   for (const FilterInfo* a : filters_)
     for (const FilterInfo* b : filters_)
       for (const ParamInfo* info : a->params()) {
         const ParamInfo* other = b->find_param(info->cli_flag);
-        if (other && other != info)
+        if (other && other != info && !same_meaning(*info, *other))
           throw std::logic_error(std::string("filters ") + a->name + " and " + b->name + " declare --" +
-                                 info->cli_flag + " twice: share one .def group instead");
+                                 info->cli_flag + " with different kinds, ranges or choices");
       }
 }
 

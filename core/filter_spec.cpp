@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <sstream>
 
 #include "filter_registry.h"
 
@@ -19,26 +18,6 @@ std::string allowed_tokens(const ParamInfo& info) {
     list += info.tokens[i];
   }
   return list;
-}
-
-std::string format_number(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
-// Message for a value outside a parameter's hard range, shared by every
-// front end so the user always reads the same words.
-std::string range_message(const ParamInfo& info, double value) {
-  std::ostringstream out;
-  out << "invalid " << info.cli_flag << " " << format_number(value) << ": ";
-  const std::string unit = info.unit_text();
-  if (info.is_enum())
-    out << "expected " << allowed_tokens(info) << " (0.." << info.hard_max << ")";
-  else
-    out << "allowed range is " << format_number(info.hard_min) << " to " << format_number(info.hard_max)
-        << (info.is_integer() ? " (an integer)" : "") << (unit.empty() ? std::string() : " " + unit);
-  return out.str();
 }
 
 std::string check_value(const ParamInfo& info, double value) {
@@ -113,8 +92,16 @@ std::string validate(const FilterSpec& spec) {
 
 FilterSpec with_filter(const FilterSpec& spec, const FilterInfo& filter) {
   FilterSpec other(filter);
-  for (const ParamInfo* info : filter.params())
-    if (spec.has(info->cli_flag)) set_param(other, info->cli_flag, spec.get(info->cli_flag));
+  for (const ParamInfo* info : filter.params()) {
+    if (!spec.has(info->cli_flag)) continue;
+    // A value chosen carries over; the old filter's mere default does not
+    // where the new filter's differs (sigma-s: 3 for the bilateral, 100 for
+    // nlm, whose spatial term is meant to be nearly flat).
+    const double value = spec.get(info->cli_flag);
+    const ParamInfo* old_info = spec.filter().find_param(info->cli_flag);
+    if (old_info && value == old_info->default_value && info->default_value != old_info->default_value) continue;
+    set_param(other, info->cli_flag, value);
+  }
   return other;
 }
 

@@ -46,7 +46,8 @@ double get_param(const FilterSpec& spec, const std::string& cli_flag);
 std::string validate(const FilterSpec& spec);
 
 // The same settings for another filter: parameters both filters have keep
-// their value, the others take the new filter's defaults.
+// their value (unless it is the old filter's default and the new filter's
+// differs), the others take the new filter's defaults.
 FilterSpec with_filter(const FilterSpec& spec, const FilterInfo& filter);
 
 // The text form of a value as the CLI and the settings text write it: a

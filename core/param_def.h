@@ -7,9 +7,14 @@
 //
 // each parameter followed by its attributes, as GEGL chains property
 // attributes: EW_RANGE(hard_min, hard_max) (what the validator accepts),
-// EW_SLIDER(min, max) (what a slider offers), EW_UNIT("words", "short"),
-// EW_LAB_UNIT("short in lab mode"), EW_AUTO("what 0 chooses"),
-// EW_PREVIEW_SCALES (a length in pixels), EW_NOT_PDB, EW_HELP("text").
+// EW_SLIDER(min, max) (what a slider offers), EW_UNIT("words", "short")
+// (the words follow a number: "0.1 to 100 px"), EW_UNIT_NOTE("text") (what
+// the unit means, in parentheses after it), EW_LAB_UNIT("short in lab
+// mode"), EW_AUTO("what 0 chooses"), EW_PREVIEW_SCALES (a length in
+// pixels), EW_NOT_PDB, EW_PDB_SINCE(version) (an argument only of the
+// filter's procedure of that version and later, appended to the arguments
+// the earlier versions take: published procedures keep their arguments),
+// EW_HELP("text").
 // A choice's enumerators are C++ identifiers; its spellings are them with
 // '_' written '-' (per_channel -> "per-channel"), in the enum's order.
 //
@@ -60,18 +65,22 @@
 #define EW_RANGE(hmin, hmax) .range(hmin, hmax)
 #define EW_SLIDER(smin, smax) .slider(smin, smax)
 #define EW_UNIT(words, short_form) .unit(words, short_form)
+#define EW_UNIT_NOTE(text) .unit_note(text)
 #define EW_LAB_UNIT(short_form) .lab_unit(short_form)
 #define EW_AUTO(meaning) .automatic(meaning)
 #define EW_PREVIEW_SCALES .scales_with_preview()
 #define EW_NOT_PDB .not_pdb()
+#define EW_PDB_SINCE(version) .pdb_since(version)
 #define EW_HELP(text) .help(text)
 #else
 #define EW_RANGE(hmin, hmax)
 #define EW_SLIDER(smin, smax)
 #define EW_UNIT(words, short_form)
+#define EW_UNIT_NOTE(text)
 #define EW_LAB_UNIT(short_form)
 #define EW_AUTO(meaning)
 #define EW_PREVIEW_SCALES
 #define EW_NOT_PDB
+#define EW_PDB_SINCE(version)
 #define EW_HELP(text)
 #endif

@@ -7,10 +7,12 @@
 #undef EW_RANGE
 #undef EW_SLIDER
 #undef EW_UNIT
+#undef EW_UNIT_NOTE
 #undef EW_LAB_UNIT
 #undef EW_AUTO
 #undef EW_PREVIEW_SCALES
 #undef EW_NOT_PDB
+#undef EW_PDB_SINCE
 #undef EW_HELP
 #undef EW_DEF_ENUMS
 #undef EW_DEF_FIELDS

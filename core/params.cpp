@@ -1,5 +1,6 @@
 #include "params.h"
 
+#include <sstream>
 #include <stdexcept>
 
 namespace edgewise {
@@ -26,12 +27,47 @@ std::vector<std::string> spellings(const char* enumerators) {
   return tokens;
 }
 
+// "a, b or c".
+std::string listed(const std::vector<std::string>& items) {
+  std::string list;
+  for (size_t i = 0; i < items.size(); ++i) list += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+  return list;
+}
+
+// The unit's words with what qualifies them, in parentheses: "px (0 = auto:
+// ceil(2 sigma-s))". `integer` adds "an integer" first.
+std::string with_notes(std::string text, const ParamInfo& info, bool integer) {
+  std::vector<std::string> notes;
+  if (integer) notes.emplace_back("an integer");
+  if (info.unit_note[0]) notes.emplace_back(info.unit_note);
+  if (info.auto_meaning[0]) notes.push_back(std::string("0 = auto: ") + info.auto_meaning);
+  std::string joined;
+  for (const std::string& note : notes) joined += (joined.empty() ? "" : "; ") + note;
+  if (joined.empty()) return text;
+  return text + (text.empty() ? "(" : " (") + joined + ")";
+}
+
 }  // namespace
 
-std::string ParamInfo::unit_text() const {
-  std::string text = unit;
-  if (auto_meaning[0]) text += std::string(text.empty() ? "" : ", ") + "0 = auto " + auto_meaning;
-  return text;
+std::string number_text(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+std::string ParamInfo::unit_text() const { return with_notes(unit, *this, false); }
+
+std::string ParamInfo::range_text() const {
+  if (is_enum()) return listed(tokens) + " (0 to " + std::to_string(tokens.size() - 1) + ")";
+  std::string text = number_text(hard_min) + " to " + number_text(hard_max);
+  if (unit[0]) text += std::string(" ") + unit;
+  return with_notes(text, *this, is_integer());
+}
+
+std::string range_message(const ParamInfo& info, double value) {
+  const std::string shown = number_text(value);
+  if (info.is_enum()) return "invalid " + std::string(info.cli_flag) + " " + shown + ": expected " + info.range_text();
+  return "invalid " + std::string(info.cli_flag) + " " + shown + ": allowed range is " + info.range_text();
 }
 
 ParamGroupBuilder& ParamGroupBuilder::group(const char* name, const char* cli_heading, const char* cli_intro,
@@ -95,6 +131,11 @@ ParamGroupBuilder& ParamGroupBuilder::unit(const char* words, const char* short_
   return *this;
 }
 
+ParamGroupBuilder& ParamGroupBuilder::unit_note(const char* text) {
+  last().unit_note = text;
+  return *this;
+}
+
 ParamGroupBuilder& ParamGroupBuilder::lab_unit(const char* short_form) {
   last().short_unit_lab = short_form;
   return *this;
@@ -115,6 +156,11 @@ ParamGroupBuilder& ParamGroupBuilder::not_pdb() {
   return *this;
 }
 
+ParamGroupBuilder& ParamGroupBuilder::pdb_since(int version) {
+  last().pdb_version = version;
+  return *this;
+}
+
 ParamGroupBuilder& ParamGroupBuilder::help(const char* text) {
   last().help = text;
   return *this;
@@ -132,9 +178,10 @@ ParamGroup ParamGroupBuilder::build() {
     const bool ordered = info.hard_min <= info.slider_min && info.slider_min <= info.slider_max &&
                          info.slider_max <= info.hard_max && info.hard_min <= info.default_value &&
                          info.default_value <= info.hard_max;
-    if (!ordered || !info.help[0] || info.mnemonic_label.find('_') == std::string::npos)
-      throw std::logic_error(std::string("parameter ") + info.cli_flag +
-                             ": ranges out of order, no help or no access key in its .def entry");
+    if (!ordered || !info.help[0] || info.mnemonic_label.find('_') == std::string::npos || info.pdb_version < 1)
+      throw std::logic_error(
+          std::string("parameter ") + info.cli_flag +
+          ": ranges out of order, no help, no access key or a PDB version below 1 in its .def entry");
   }
   return std::move(group_);
 }

@@ -28,24 +28,35 @@ struct ParamInfo {
   double default_value = 0;
   double hard_min = 0, hard_max = 0;      // what the validator accepts
   double slider_min = 0, slider_max = 0;  // what a slider offers; the spin button takes the hard range
-  // Units: the words for help texts and messages; the short forms beside a
-  // dialog's spin button, which may differ in lab mode (sigma-r: "/ 255" or
-  // "ΔE"). Empty when there is none.
+  // Units: the words that follow a number in help texts and messages ("px",
+  // "code values"), what they mean when that needs saying (written in
+  // parentheses after them), and the short forms beside a dialog's spin
+  // button, which may differ in lab mode (sigma-r: "/ 255" or "ΔE"). Empty
+  // when there is none.
   const char* unit = "";
+  const char* unit_note = "";
   const char* short_unit = "";
   const char* short_unit_lab = "";
   // Non-empty when 0 means "choose automatically": what is chosen then.
   const char* auto_meaning = "";
   PreviewScaling preview = PreviewScaling::none;
-  bool pdb = true;  // an argument of the filter's PDB procedure
+  bool pdb = true;  // an argument of the filter's PDB procedures
+  // The version of the filter's PDB procedure that first takes it (see
+  // EW_PDB_SINCE): 1 for the published arguments.
+  int pdb_version = 1;
   // Choices: the spellings in the enum's order (the index is the PDB value).
   std::vector<std::string> tokens;
   std::string default_token;
 
   bool is_enum() const { return type == ParamType::choice; }
   bool is_integer() const { return type != ParamType::real; }
-  // "px, 0 = auto ceil(2 sigma-s)": the unit as help texts and messages give it.
+  // The unit as help texts give it after "in": "px (0 = auto: ceil(2
+  // sigma-s))", "code values (0-255 scale ...)"; "" when there is none.
   std::string unit_text() const;
+  // The valid values as messages and help texts give them, units placed
+  // after the numbers: "0.1 to 100 px", "0 to 128 px (an integer; 0 = auto:
+  // ceil(2 sigma-s))", "per-channel, rgb or lab (0 to 2)".
+  std::string range_text() const;
   // The short unit for the current colour mode.
   const char* short_unit_for(bool lab) const { return lab && short_unit_lab[0] ? short_unit_lab : short_unit; }
 };
@@ -61,6 +72,12 @@ struct ParamGroup {
   std::vector<ParamInfo> params;
 };
 
+// "invalid sigma-s -1: allowed range is 0.1 to 100 px": the one message for
+// a value outside a parameter's range, whichever front end it came from.
+std::string range_message(const ParamInfo& info, double value);
+// A number as messages and help texts write it: "0.001", "100000", "2.5".
+std::string number_text(double value);
+
 // Builds a group from a .def list; the list expands to one chain of calls,
 // each attribute applying to the parameter declared last.
 class ParamGroupBuilder {
@@ -73,10 +90,12 @@ class ParamGroupBuilder {
   ParamGroupBuilder& range(double hard_min, double hard_max);
   ParamGroupBuilder& slider(double slider_min, double slider_max);
   ParamGroupBuilder& unit(const char* words, const char* short_form);
+  ParamGroupBuilder& unit_note(const char* text);
   ParamGroupBuilder& lab_unit(const char* short_form);
   ParamGroupBuilder& automatic(const char* meaning);
   ParamGroupBuilder& scales_with_preview();
   ParamGroupBuilder& not_pdb();
+  ParamGroupBuilder& pdb_since(int version);
   ParamGroupBuilder& help(const char* text);
   // Fills the derived fields (labels, choice ranges) and checks the list.
   ParamGroup build();

@@ -1,5 +1,6 @@
 #include "settings.h"
 
+#include <set>
 #include <sstream>
 
 namespace edgewise {
@@ -64,8 +65,10 @@ Settings choose_filter(const Settings& settings, const FilterInfo& filter) {
 std::vector<std::pair<std::string, std::string>> to_arguments(const Settings& settings, const Registry& registry) {
   std::vector<std::pair<std::string, std::string>> arguments;
   arguments.emplace_back("filter", settings.spec.filter().name);
+  std::set<std::string> written;  // a flag two groups declare (nlm's sigma-s) is written once
   for (const ParamGroup* group : registry.groups())
     for (const ParamInfo& info : group->params) {
+      if (!written.insert(info.cli_flag).second) continue;
       std::string text = value_text(info, info.default_value);
       if (settings.spec.has(info.cli_flag)) {
         text = value_text(info, settings.spec.get(info.cli_flag));
@@ -75,6 +78,7 @@ std::vector<std::pair<std::string, std::string>> to_arguments(const Settings& se
       arguments.emplace_back(info.cli_flag, text);
     }
   arguments.emplace_back("backend", settings.backend);
+  for (const auto& [name, value] : settings.dialog) arguments.emplace_back(kDialogPrefix + name, value);
   return arguments;
 }
 
@@ -103,6 +107,10 @@ std::string apply_argument(Settings& settings, const std::string& flag, const st
     const std::string error = check_backend_choice(backends, value);
     if (error.empty()) settings.backend = value;
     return error;
+  }
+  if (flag.rfind(kDialogPrefix, 0) == 0 && flag.size() > std::string(kDialogPrefix).size()) {
+    settings.dialog[flag.substr(std::string(kDialogPrefix).size())] = value;  // one word: split() saw to it
+    return "";
   }
   if (settings.spec.has(flag)) return set_param(settings.spec, flag, value);
   std::string text;

@@ -24,9 +24,10 @@ namespace {
 // (a test suite) the spinning threads of short regions starve each other.
 constexpr size_t kParallelSamples = 32768;
 
-// The pass's input as the kernels read it: colour planes converted to Lab in
-// place (lab mode) and copied, times params.scale, into `scaled`, alpha as
-// it is. One sweep over the band.
+// The pass's input as the kernels read it: colour planes converted in place
+// to Lab (lab mode) or to linear light (the linear working space) and
+// copied, times params.scale, into `scaled`, alpha as it is. One sweep over
+// the band.
 void prepare_pass(const BilateralParams& p, PaddedBand& source, const PaddedBand& scaled, int threads) {
   const int colours = p.color_channels;
   const ptrdiff_t rows = source.rows;
@@ -37,6 +38,11 @@ void prepare_pass(const BilateralParams& p, PaddedBand& source, const PaddedBand
       float *r = source.row(0, int(i)), *g = source.row(1, int(i)), *b = source.row(2, int(i));
       for (size_t x = 0; x < width; ++x) rgb_to_lab(r[x], g[x], b[x], r[x], g[x], b[x]);
     }
+    if (p.linear)
+      for (int c = 0; c < colours; ++c) {
+        float* samples = source.row(c, int(i));
+        for (size_t x = 0; x < width; ++x) samples[x] = srgb_to_linear(samples[x]);
+      }
     for (int c = 0; c < colours; ++c) {
       const float* from = source.row(c, int(i));
       float* to = scaled.row(c, int(i));
@@ -46,8 +52,8 @@ void prepare_pass(const BilateralParams& p, PaddedBand& source, const PaddedBand
   }
 }
 
-// The pass's output rows [first, end): back from Lab (lab mode), and alpha,
-// which passes through unchanged, from the source rows r further down.
+// The pass's output rows [first, end): back from Lab or linear light, and
+// alpha, which passes through unchanged, from the source rows r further down.
 void finish_pass(const BilateralParams& p, const PaddedBand& source, const OutputBand& target, int first, int end,
                  int threads) {
   const int colours = p.color_channels, r = p.radius;
@@ -58,6 +64,11 @@ void finish_pass(const BilateralParams& p, const PaddedBand& source, const Outpu
       float *L = target.row(0, j), *a = target.row(1, j), *b = target.row(2, j);
       for (int x = 0; x < target.width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);
     }
+    if (p.linear)
+      for (int c = 0; c < colours; ++c) {
+        float* samples = target.row(c, j);
+        for (int x = 0; x < target.width; ++x) samples[x] = linear_to_srgb(samples[x]);
+      }
     if (p.has_alpha)
       std::memcpy(target.row(colours, j), source.row(colours, j + r) + source.pad,
                   size_t(target.width) * sizeof(float));

@@ -1,4 +1,5 @@
 #include "bilateral_cpu.h"
+#include "nlm_cpu.h"
 
 namespace edgewise::cpu {
 
@@ -36,6 +37,17 @@ RowFunction select_row_function(const BilateralParams& params) {
       return avx2::select(params);
     default:
       return generic::select(params);
+  }
+}
+
+NlmTileFunction select_nlm_tile_function(const NlmParams& params) {
+  switch (detect()) {
+    case Isa::avx512:
+      return avx512::select_nlm(params);
+    case Isa::avx2:
+      return avx2::select_nlm(params);
+    default:
+      return generic::select_nlm(params);
   }
 }
 

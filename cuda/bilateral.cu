@@ -279,6 +279,21 @@ __global__ void from_lab_kernel(DeviceOutput out) {
   lab_to_rgb(*L, *a, *b, *L, *a, *b);
 }
 
+// The linear working space: colour planes decoded to linear light before a
+// pass and encoded back after it, as the CPU does (color_lab.h's curve).
+__global__ void to_linear_kernel(float* planes, size_t plane_stride, int colours) {
+  const size_t count = plane_stride * size_t(colours);
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
+    planes[i] = srgb_to_linear(planes[i]);
+}
+
+__global__ void from_linear_kernel(DeviceOutput out, int colours) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.rows) return;
+  const size_t at = size_t(y) * out.row_stride + size_t(x);
+  for (int c = 0; c < colours; ++c) out.plane(c)[at] = linear_to_srgb(out.plane(c)[at]);
+}
+
 dim3 grid_for(int width, int rows, dim3 block) {
   return dim3((width + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
 }
@@ -349,6 +364,10 @@ class BilateralDeviceKernel : public DeviceBandKernel {
         to_lab_kernel<<<264, 256, 0, stream>>>(source.plane(0), source.plane(1), source.plane(2), source.plane_stride);
         check(cudaGetLastError(), "launching the Lab conversion");
       }
+      if (p.linear) {
+        to_linear_kernel<<<264, 256, 0, stream>>>(source.plane(0), source.plane_stride, p.color_channels);
+        check(cudaGetLastError(), "launching the linear-light conversion");
+      }
       DeviceBand next;
       DeviceOutput target = output;
       if (!last) {
@@ -364,6 +383,11 @@ class BilateralDeviceKernel : public DeviceBandKernel {
         const dim3 block(32, 8);
         from_lab_kernel<<<grid_for(rows.width, rows.rows, block), block, 0, stream>>>(rows);
         check(cudaGetLastError(), "launching the Lab conversion");
+      }
+      if (p.linear) {
+        const dim3 block(32, 8);
+        from_linear_kernel<<<grid_for(rows.width, rows.rows, block), block, 0, stream>>>(rows, p.color_channels);
+        check(cudaGetLastError(), "launching the linear-light conversion");
       }
       if (p.has_alpha) launch_copy_plane(source, first + r, rows, p.color_channels, stream);
       if (last) break;

@@ -31,15 +31,14 @@ ControlRow make_row(const edgewise::ParamInfo& info) {
   row.step = std::pow(10.0, 1 - row.digits) / (info.is_integer() ? 10 : 1);
   row.automatic = info.auto_meaning[0] != '\0';
   row.tooltip = info.help;
-  const std::string unit = info.unit_text();
-  if (!unit.empty()) row.tooltip += ", in " + unit;
+  if (!info.is_enum()) row.tooltip += ".\nAllowed: " + info.range_text();
   return row;
 }
 
 }  // namespace
 
 DialogLayout describe_dialog(const edgewise::Registry& registry, const edgewise::BackendList& backends,
-                             const edgewise::FilterInfo* locked) {
+                             const edgewise::FilterInfo* locked, const std::vector<std::string>& hidden) {
   DialogLayout layout;
   if (!locked && registry.filters().size() > 1) layout.filters = registry.filters();
   for (const edgewise::ParamGroup* group : registry.groups()) {
@@ -47,7 +46,8 @@ DialogLayout describe_dialog(const edgewise::Registry& registry, const edgewise:
     block.frame = group->dialog_frame;
     block.filters = registry.users(*group);
     if (locked && std::find(block.filters.begin(), block.filters.end(), locked) == block.filters.end()) continue;
-    for (const edgewise::ParamInfo& info : group->params) block.rows.push_back(make_row(info));
+    for (const edgewise::ParamInfo& info : group->params)
+      if (std::find(hidden.begin(), hidden.end(), info.cli_flag) == hidden.end()) block.rows.push_back(make_row(info));
     layout.blocks.push_back(std::move(block));
   }
   layout.backends.push_back({"auto", "Auto", true, false, "every usable backend, the CPU last"});

@@ -50,8 +50,10 @@ struct DialogLayout {
 };
 
 // `locked`: the one filter the dialog edits, or null for a choice.
+// `hidden`: flags of parameters the dialog does not offer (those an older
+// PDB procedure does not take: they keep their values).
 DialogLayout describe_dialog(const edgewise::Registry& registry, const edgewise::BackendList& backends,
-                             const edgewise::FilterInfo* locked);
+                             const edgewise::FilterInfo* locked, const std::vector<std::string>& hidden = {});
 
 // The short unit shown beside a row for these settings (ΔE in lab mode).
 std::string unit_text(const ControlRow& row, const edgewise::Settings& settings);

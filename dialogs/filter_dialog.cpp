@@ -6,10 +6,12 @@
 #endif
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 
 #include "control_rows.h"
+#include "dialog_help.h"
 #include "param_controls.h"
 #include "preview_pane.h"
 
@@ -18,6 +20,34 @@ namespace edgewise_dialog {
 namespace {
 
 constexpr int kResponseReset = 1;
+// The remembered size is taken within these bounds (a stored value from a
+// larger screen still fits a sensible window).
+constexpr int kMinSize = 200, kMaxSize = 8192;
+
+const char* const kViewKey = "view";
+const char* const kZoomKey = "zoom";
+const char* const kSizeKey = "size";
+
+std::string dialog_value(const edgewise::Settings& settings, const char* key) {
+  const auto found = settings.dialog.find(key);
+  return found == settings.dialog.end() ? "" : found->second;
+}
+
+// Return presses OK from a focused combo box too (GTK would open its list;
+// GIMP's dialogs press their default button): the other controls either
+// take Return themselves (buttons, the Auto check box) or pass it on to the
+// default button (spin buttons activate it, sliders ignore the key). The
+// combo's own button receives the default action, so the window's default
+// activation would open the list: OK is pressed directly.
+gboolean on_key_press(GtkWidget* window, GdkEventKey* event, gpointer ok) {
+  const guint key = event->keyval;
+  if (key != GDK_KEY_Return && key != GDK_KEY_KP_Enter && key != GDK_KEY_ISO_Enter) return FALSE;
+  if (event->state & gtk_accelerator_get_default_mod_mask()) return FALSE;
+  GtkWidget* focus = gtk_window_get_focus(GTK_WINDOW(window));
+  if (!focus || !gtk_widget_get_ancestor(focus, GTK_TYPE_COMBO_BOX)) return FALSE;
+  if (gtk_widget_is_sensitive(GTK_WIDGET(ok))) gtk_widget_activate(GTK_WIDGET(ok));  // nothing while OK is greyed out
+  return TRUE;
+}
 
 bool uses(const ControlBlock& block, const edgewise::FilterInfo& filter) {
   return std::find(block.filters.begin(), block.filters.end(), &filter) != block.filters.end();
@@ -43,6 +73,9 @@ class FilterDialog {
   void show(const edgewise::Settings& settings);
   void changed();
   void stay_in_front_of(unsigned long parent_window);
+  void restore_state(const edgewise::Settings& settings);
+  void keep_state(edgewise::Settings& settings) const;
+  void show_help();
 
   DialogOptions options_;
   const edgewise::Registry& registry_;
@@ -56,18 +89,26 @@ class FilterDialog {
   std::vector<std::pair<GtkWidget*, const ControlBlock*>> frames_;  // blocks in a frame of their own
   GtkWidget* backend_ = nullptr;
   GtkWidget* ok_ = nullptr;
+  GtkWidget* help_window_ = nullptr;
 };
 
 FilterDialog::FilterDialog(ImagePort& image, const edgewise::Settings& initial, const DialogOptions& options)
     : options_(options),
       registry_(options.registry ? *options.registry : edgewise::builtin_registry()),
       layout_(describe_dialog(registry_, options.backends ? *options.backends : edgewise::installed_backends(),
-                              options.filter_locked ? &initial.spec.filter() : nullptr)),
+                              options.filter_locked ? &initial.spec.filter() : nullptr, options.hidden_params)),
       settings_(initial),
       controls_([this] { changed(); }) {
+  // The host's light or dark look, before any widget is styled.
+  if (options.theme != ThemeVariant::desktop)
+    g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme",
+                 options.theme == ThemeVariant::dark ? TRUE : FALSE, nullptr);
   dialog_ = gtk_dialog_new();
   gtk_window_set_title(GTK_WINDOW(dialog_), options.title.c_str());
   gtk_window_set_position(GTK_WINDOW(dialog_), GTK_WIN_POS_CENTER);
+  // Help at the far left, as in GIMP's dialogs.
+  GtkWidget* help = gtk_dialog_add_button(GTK_DIALOG(dialog_), "_Help", GTK_RESPONSE_HELP);
+  gtk_button_box_set_child_secondary(GTK_BUTTON_BOX(gtk_widget_get_parent(help)), help, TRUE);
   gtk_dialog_add_button(GTK_DIALOG(dialog_), "_Reset", kResponseReset);
   gtk_dialog_add_button(GTK_DIALOG(dialog_), "_Cancel", GTK_RESPONSE_CANCEL);
   ok_ = gtk_dialog_add_button(GTK_DIALOG(dialog_), "_OK", GTK_RESPONSE_OK);
@@ -79,16 +120,19 @@ FilterDialog::FilterDialog(ImagePort& image, const edgewise::Settings& initial, 
   gtk_box_pack_start(GTK_BOX(columns), pane_->widget(), TRUE, TRUE, 0);
   gtk_box_pack_start(GTK_BOX(columns), build_controls(), FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(gtk_dialog_get_content_area(GTK_DIALOG(dialog_))), columns, TRUE, TRUE, 0);
+  g_signal_connect(dialog_, "key-press-event", G_CALLBACK(on_key_press), ok_);
+  restore_state(initial);
   show(settings_);
 }
 
 FilterDialog::~FilterDialog() {
+  if (help_window_) gtk_widget_destroy(help_window_);
   gtk_widget_destroy(dialog_);
   pane_.reset();  // after its widgets: stops the worker
 }
 
 // The filter choice (unless locked), the main rows, each other group in a
-// frame of its own (greyed out unless the chosen filter takes it), then the
+// frame of its own (shown when the chosen filter takes it), then the
 // backend.
 GtkWidget* FilterDialog::build_controls() {
   GtkWidget* column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
@@ -185,20 +229,89 @@ void FilterDialog::show(const edgewise::Settings& settings) {
 void FilterDialog::changed() {
   if (!pane_) return;  // building
   edgewise::Settings next = settings_;
+  controls_.read(next);  // the rows of the filter shown until now
   if (filter_) {
     const int chosen = std::max(0, gtk_combo_box_get_active(GTK_COMBO_BOX(filter_)));
     const edgewise::FilterInfo& filter = *layout_.filters[size_t(chosen)];
-    if (&filter != &next.spec.filter()) next = edgewise::choose_filter(next, filter);
+    if (&filter != &next.spec.filter()) {
+      // Values chosen carry over, the new filter's own defaults replace
+      // the old one's (choose_filter); the rows then show them.
+      next = edgewise::choose_filter(next, filter);
+      controls_.show(next);
+    }
   }
-  controls_.read(next);
+  controls_.show_rows_of(next.spec.filter());
   const int backend = std::max(0, gtk_combo_box_get_active(GTK_COMBO_BOX(backend_)));
   next.backend = layout_.backends[size_t(backend)].choice;
   controls_.refresh_dependent(next);
-  for (const auto& [frame, block] : frames_) gtk_widget_set_sensitive(frame, uses(*block, next.spec.filter()));
+  // Only the chosen filter's groups are shown (one filter's rows at a
+  // time: their access keys are unique within a filter, not across them).
+  for (const auto& [frame, block] : frames_) gtk_widget_set_visible(frame, uses(*block, next.spec.filter()));
   problem_ = edgewise::validate(next.spec);
   gtk_widget_set_sensitive(ok_, problem_.empty());
   settings_ = next;
-  pane_->set_settings(settings_, problem_);
+  edgewise::Settings filtered = settings_;
+  filtered.dialog.clear();  // the preview's trace shows what it filtered
+  pane_->set_settings(filtered, problem_);
+}
+
+// The View choice, the zoom and the window's size from the last run.
+void FilterDialog::restore_state(const edgewise::Settings& settings) {
+  pane_->restore(dialog_value(settings, kViewKey), dialog_value(settings, kZoomKey));
+  int width = 0, height = 0;
+  if (std::sscanf(dialog_value(settings, kSizeKey).c_str(), "%dx%d", &width, &height) == 2)
+    gtk_window_set_default_size(GTK_WINDOW(dialog_), std::clamp(width, kMinSize, kMaxSize),
+                                std::clamp(height, kMinSize, kMaxSize));
+}
+
+void FilterDialog::keep_state(edgewise::Settings& settings) const {
+  settings.dialog[kViewKey] = pane_->view_word();
+  settings.dialog[kZoomKey] = pane_->zoom_word();
+  int width = 0, height = 0;
+  gtk_window_get_size(GTK_WINDOW(dialog_), &width, &height);
+  settings.dialog[kSizeKey] = std::to_string(width) + "x" + std::to_string(height);
+}
+
+gboolean hide_on_escape(GtkWidget* window, GdkEventKey* event, gpointer) {
+  if (event->keyval != GDK_KEY_Escape) return FALSE;
+  gtk_widget_hide(window);
+  return TRUE;
+}
+
+// A window beside the dialog with the README's section on it and what each
+// control means (dialog_help.h); Help again brings it to the front.
+void FilterDialog::show_help() {
+  if (!help_window_) {
+    help_window_ = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+    gtk_window_set_title(GTK_WINDOW(help_window_), (options_.title + " — Help").c_str());
+    gtk_window_set_transient_for(GTK_WINDOW(help_window_), GTK_WINDOW(dialog_));
+    gtk_window_set_default_size(GTK_WINDOW(help_window_), 620, 560);
+    gtk_window_set_type_hint(GTK_WINDOW(help_window_), GDK_WINDOW_TYPE_HINT_DIALOG);
+    // A window group of its own: the modal dialog's grab covers only its
+    // group, so the help can be scrolled, read and closed beside it.
+    GtkWindowGroup* group = gtk_window_group_new();
+    gtk_window_group_add_window(group, GTK_WINDOW(help_window_));
+    g_object_unref(group);  // the window keeps it
+    GtkWidget* scrolled = gtk_scrolled_window_new(nullptr, nullptr);
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    GtkWidget* text = gtk_text_view_new();
+    gtk_text_view_set_editable(GTK_TEXT_VIEW(text), FALSE);
+    gtk_text_view_set_cursor_visible(GTK_TEXT_VIEW(text), FALSE);
+    gtk_text_view_set_wrap_mode(GTK_TEXT_VIEW(text), GTK_WRAP_WORD);
+    gtk_text_view_set_left_margin(GTK_TEXT_VIEW(text), 12);
+    gtk_text_view_set_right_margin(GTK_TEXT_VIEW(text), 12);
+    gtk_text_view_set_top_margin(GTK_TEXT_VIEW(text), 12);
+    gtk_text_view_set_bottom_margin(GTK_TEXT_VIEW(text), 12);
+    const std::string help = dialog_help_text(layout_);
+    gtk_text_buffer_set_text(gtk_text_view_get_buffer(GTK_TEXT_VIEW(text)), help.c_str(), int(help.size()));
+    gtk_container_add(GTK_CONTAINER(scrolled), text);
+    gtk_container_add(GTK_CONTAINER(help_window_), scrolled);
+    // Closing hides it, for the next Help; Escape closes it.
+    g_signal_connect(help_window_, "delete-event", G_CALLBACK(gtk_widget_hide_on_delete), nullptr);
+    g_signal_connect(help_window_, "key-press-event", G_CALLBACK(hide_on_escape), nullptr);
+  }
+  gtk_widget_show_all(help_window_);
+  gtk_window_present(GTK_WINDOW(help_window_));
 }
 
 void FilterDialog::stay_in_front_of(unsigned long parent_window) {
@@ -218,12 +331,17 @@ void FilterDialog::stay_in_front_of(unsigned long parent_window) {
 bool FilterDialog::run(edgewise::Settings& settings) {
   stay_in_front_of(options_.parent_window);
   gtk_widget_show_all(dialog_);
+  changed();  // show_all showed every filter's rows
   // The first number has the focus, as in GIMP's filter dialogs: typing
   // changes it and Enter presses OK (a focused combo would open instead).
   if (GtkWidget* first = controls_.first_number()) gtk_widget_grab_focus(first);
   if (options_.observer) options_.observer->shown(edgewise::format_arguments(settings_, registry_));
   for (;;) {
     const int response = gtk_dialog_run(GTK_DIALOG(dialog_));
+    if (response == GTK_RESPONSE_HELP) {
+      show_help();
+      continue;
+    }
     if (response == kResponseReset) {
       edgewise::Settings defaults = edgewise::default_settings(settings_.spec.filter());
       show(defaults);
@@ -232,6 +350,7 @@ bool FilterDialog::run(edgewise::Settings& settings) {
     if (response == GTK_RESPONSE_OK) {
       changed();  // commits a value still being typed
       if (!problem_.empty()) continue;
+      keep_state(settings_);
       settings = settings_;
       if (options_.observer) options_.observer->responded(true, edgewise::format_arguments(settings_, registry_));
       return true;

@@ -1,10 +1,13 @@
 // The Edgewise filter dialog (GTK 3), shared by the GIMP plug-in and the
 // CLI's --gui: the registry's parameters as GIMP-style rows, the backend
-// choice, live preview, Reset, Cancel and OK. It only reads the image
-// (ImagePort); the host applies the returned settings.
+// choice, live preview, Help, Reset, Cancel and OK. It only reads the image
+// (ImagePort); the host applies the returned settings. Its own state (the
+// preview's View and zoom, the window's size) travels in settings.dialog,
+// so hosts keep it with the values.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "backend.h"
 #include "dialog_observer.h"
@@ -13,6 +16,10 @@
 #include "settings.h"
 
 namespace edgewise_dialog {
+
+// Which variant of the GTK 3 theme the dialog takes: the desktop's choice
+// (the CLI), or the light or dark one to match the host (GIMP's theme).
+enum class ThemeVariant { desktop, light, dark };
 
 struct DialogOptions {
   std::string title = "Edgewise";
@@ -23,6 +30,9 @@ struct DialogOptions {
   const edgewise::Registry* registry = nullptr;  // null: the built-in filters
   const edgewise::BackendList* backends = nullptr;  // null: the installed backends
   DialogObserver* observer = nullptr;               // may be null
+  ThemeVariant theme = ThemeVariant::desktop;
+  // Flags of parameters not offered (an older PDB procedure's newer ones).
+  std::vector<std::string> hidden_params;
 };
 
 // Connects to the display (gtk_init_check). False, with the reason, when

@@ -80,7 +80,7 @@ std::vector<GtkWidget*> ParamControls::row(const std::string& cli_flag) const {
 
 GtkWidget* ParamControls::first_number() const {
   for (const auto& control : controls_)
-    if (control->spin) return control->spin;
+    if (control->spin && gtk_widget_get_visible(control->spin)) return control->spin;
   return nullptr;
 }
 
@@ -121,8 +121,30 @@ void ParamControls::show(const edgewise::Settings& settings) {
   --quiet_;
 }
 
+namespace {
+
+// Whether the row is its filter's own for this flag: where two groups
+// declare a flag (nlm's sigma-s and the bilateral's), only the chosen
+// filter's row is read.
+bool row_of(const ControlRow& row, const edgewise::FilterInfo& filter) {
+  const edgewise::ParamInfo* own = filter.find_param(row.param->cli_flag);
+  return !own || own == row.param;
+}
+
+}  // namespace
+
+void ParamControls::show_rows_of(const edgewise::FilterInfo& filter) {
+  for (auto& control : controls_) {
+    const bool visible = row_of(control->row, filter) && filter.find_param(control->row.param->cli_flag);
+    for (GtkWidget* widget :
+         {control->label, control->combo, control->scale, control->spin, control->unit, control->automatic})
+      if (widget) gtk_widget_set_visible(widget, visible);
+  }
+}
+
 void ParamControls::read(edgewise::Settings& settings) {
   for (auto& control : controls_) {
+    if (!row_of(control->row, settings.spec.filter())) continue;
     if (control->combo) {
       set_row_value(control->row, double(gtk_combo_box_get_active(GTK_COMBO_BOX(control->combo))), settings);
       continue;

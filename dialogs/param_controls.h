@@ -30,11 +30,14 @@ class ParamControls {
   // Writes what the widgets show into `settings`; spin buttons commit text
   // being typed first.
   void read(edgewise::Settings& settings);
+  // Shows the rows of `filter`'s own parameters and hides the others (a
+  // flag two filters declare has a row for each, with its own default).
+  void show_rows_of(const edgewise::FilterInfo& filter);
   // Units and automatic values follow the other values.
   void refresh_dependent(const edgewise::Settings& settings);
   // The widgets of a row, to hide or desensitise them together.
   std::vector<GtkWidget*> row(const std::string& cli_flag) const;
-  // The first number's spin button (the focus when the dialog opens), or null.
+  // The first shown number's spin button (the focus when the dialog opens), or null.
   GtkWidget* first_number() const;
 
  private:

@@ -11,9 +11,12 @@ namespace {
 
 struct ZoomStep {
   const char* label;
-  double zoom;  // 0: fit
+  const char* word;  // in the settings text
+  double zoom;       // 0: fit
 };
-constexpr ZoomStep kZooms[] = {{"Fit", 0}, {"25%", 0.25}, {"50%", 0.5}, {"100%", 1}, {"200%", 2}, {"400%", 4}};
+constexpr ZoomStep kZooms[] = {{"Fit", "fit", 0},   {"25%", "25%", 0.25}, {"50%", "50%", 0.5},
+                               {"100%", "100%", 1}, {"200%", "200%", 2},  {"400%", "400%", 4}};
+constexpr const char* kShowingWords[] = {"result", "original", "split"};
 constexpr int kZoomCount = int(sizeof kZooms / sizeof kZooms[0]);
 constexpr int kZoom100 = 3;
 constexpr int kCheck = 8;  // checkerboard square under transparent pixels, as GIMP's
@@ -168,6 +171,20 @@ GtkWidget* PreviewPane::build_toolbar() {
   return bar;
 }
 
+std::string PreviewPane::view_word() const { return kShowingWords[int(showing_)]; }
+
+std::string PreviewPane::zoom_word() const {
+  const int index = gtk_combo_box_get_active(GTK_COMBO_BOX(zoom_));
+  return kZooms[index < 0 ? kZoom100 : index].word;
+}
+
+void PreviewPane::restore(const std::string& view, const std::string& zoom) {
+  for (int i = 0; i < 3; ++i)
+    if (view == kShowingWords[i]) gtk_combo_box_set_active(GTK_COMBO_BOX(showing_combo_), i);
+  for (int i = 0; i < kZoomCount; ++i)
+    if (zoom == kZooms[i].word) set_zoom_index(i);
+}
+
 void PreviewPane::set_settings(const Settings& settings, const std::string& problem) {
   settings_ = settings;
   problem_ = problem;
@@ -287,10 +304,9 @@ void PreviewPane::report_on_screen() {
   gdk_display_sync(gtk_widget_get_display(area_));
   int origin_x = 0, origin_y = 0;
   gdk_window_get_origin(gtk_widget_get_window(area_), &origin_x, &origin_y);
-  static const char* const kShowing[] = {"result", "original", "split"};
   PreviewOnScreen preview;
   preview.generation = shown_->generation;
-  preview.view = kShowing[int(showing_)];
+  preview.view = kShowingWords[int(showing_)];
   preview.scale = was.scale;
   preview.magnify = was.magnify;
   preview.visible = was.visible;

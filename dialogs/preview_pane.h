@@ -30,6 +30,14 @@ class PreviewPane {
   // why they cannot be filtered (shown instead of a new preview).
   void set_settings(const Settings& settings, const std::string& problem = "");
 
+  // The View choice and the zoom as words, kept with the dialog's values:
+  // "result", "original", "split"; "fit", "25%", "50%", "100%", "200%",
+  // "400%". restore() takes them back; a word it does not know keeps the
+  // default (result, 100%).
+  std::string view_word() const;
+  std::string zoom_word() const;
+  void restore(const std::string& view, const std::string& zoom);
+
  private:
   struct Mailbox;
   enum class Showing { result = 0, original = 1, split = 2 };

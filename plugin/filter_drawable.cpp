@@ -8,6 +8,7 @@
 
 #include "drawable_io.h"
 #include "engine.h"
+#include "pdb_layout.h"
 
 namespace edgewise_plugin {
 
@@ -46,11 +47,20 @@ struct Buffers {  // releases the GeglBuffers on every path out
   }
 };
 
+// A libgimp call that writes failed: its PDB error (the plug-in handles PDB
+// errors itself, see main.cpp) as part of the message.
+std::string write_failed(const char* what, gint32 drawable) {
+  const char* error = gimp_get_pdb_error();  // before any other PDB call replaces it
+  const std::string why = error ? error : "";
+  gchar* name = gimp_item_get_name(drawable);
+  std::string message = std::string("GIMP did not accept the result (") + what + ") for '" + (name ? name : "") + "'";
+  g_free(name);
+  return why.empty() ? message : message + ": " + why;
+}
+
 }  // namespace
 
 std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings) {
-  if (gimp_drawable_is_indexed(drawable))
-    return "Edgewise filters RGB and grey images; convert indexed images first (Image > Mode > RGB)";
   GeglRectangle selection{};
   if (!gimp_drawable_mask_intersect(drawable, &selection.x, &selection.y, &selection.width, &selection.height))
     return "";  // the selection does not touch this drawable: nothing to do
@@ -78,7 +88,7 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings)
     gimp_progress_set_text(text.c_str());
     g_message("%s", text.c_str());
   };
-  gimp_progress_init(settings.spec.filter().title);
+  gimp_progress_init(progress_text(settings).c_str());
   edgewise::RunReport report;
   try {
     report = edgewise::run_filter(settings.spec, {region.width, region.height, channels}, source, sink, options);
@@ -88,11 +98,17 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings)
     return error.what();
   }
   const double filtered = now();
-  // The shadow's tiles must reach GIMP before it merges them; unref flushes.
+  // The shadow's tiles must reach GIMP before it merges them: flushed here,
+  // and again by the unref.
+  gegl_buffer_flush(buffers.shadow);
   g_object_unref(buffers.shadow);
   buffers.shadow = nullptr;
-  gimp_drawable_merge_shadow(drawable, TRUE);  // one undo step, blended through the selection mask
-  gimp_drawable_update(drawable, selection.x, selection.y, selection.width, selection.height);
+  // One undo step, blended through the selection mask. GIMP refuses it for
+  // what check_drawable refuses up front (and anything it adds): that is an
+  // error, and the drawable is unchanged.
+  if (!gimp_drawable_merge_shadow(drawable, TRUE)) return write_failed("merging the shadow buffer", drawable);
+  if (!gimp_drawable_update(drawable, selection.x, selection.y, selection.width, selection.height))
+    return write_failed("updating the drawable", drawable);
   gimp_progress_update(1.0);
   if (timing)
     std::fprintf(stderr, "edgewise timing: %dx%dx%d on %s: read %.3f s, filter %.3f s, write %.3f s, merge %.3f s\n",

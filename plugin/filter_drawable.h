@@ -10,8 +10,10 @@
 
 namespace edgewise_plugin {
 
-// Returns "" on success, otherwise a message for the user; on failure the
-// drawable is untouched.
+// Returns "" on success, otherwise a message for the user: the engine's, or
+// GIMP's refusal of a write (merging the shadow buffer, updating the
+// drawable), never a silent success. On failure the drawable is untouched.
+// The caller checks the drawable first (drawable_checks.h).
 std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings);
 
 }  // namespace edgewise_plugin

@@ -1,6 +1,6 @@
 // INTERACTIVE runs: the Edgewise dialog over the drawable, starting from the
-// last values. Built with the dialog where GTK 3 exists; without it an
-// interactive run repeats the last values.
+// last values, in GIMP's light or dark look. Built with the dialog where
+// GTK 3 exists; without it an interactive run repeats the last values.
 #pragma once
 
 #include <libgimp/gimp.h>
@@ -14,7 +14,8 @@ namespace edgewise_plugin {
 enum class DialogOutcome { ok, cancelled, failed };
 
 // On ok, `settings` holds the user's choice; on failed, `error` says why.
-// The dialog edits settings.spec's filter only (each menu entry is one).
-DialogOutcome ask_user(gint32 drawable, edgewise::Settings& settings, std::string& error);
+// The dialog edits settings.spec's filter only (each menu entry is one),
+// and offers only the parameters procedure `version` takes.
+DialogOutcome ask_user(gint32 drawable, edgewise::Settings& settings, int version, std::string& error);
 
 }  // namespace edgewise_plugin

@@ -19,19 +19,19 @@ GimpPDBArgType gimp_type(PdbType type) {
 
 }  // namespace
 
-PdbParams::PdbParams(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends)
-    : arguments_(pdb_arguments(filter, backends)), help_(pdb_help(filter, backends)) {
+PdbParams::PdbParams(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends, int version)
+    : arguments_(pdb_arguments(filter, backends, version)), help_(pdb_help(filter, backends, version)) {
   for (const PdbArgument& argument : arguments_)
     defs_.push_back({gimp_type(argument.type), const_cast<gchar*>(argument.name.c_str()),
                      const_cast<gchar*>(argument.description.c_str())});
 }
 
-std::string parse_args(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends, int nparams,
-                       const GimpParam* params, edgewise::Settings& settings) {
+std::string parse_args(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends, int version,
+                       int nparams, const GimpParam* params, edgewise::Settings& settings) {
   std::vector<double> values;
   for (int i = kFixedArgs; i < nparams; ++i)
     values.push_back(params[i].type == GIMP_PDB_FLOAT ? params[i].data.d_float : params[i].data.d_int32);
-  return read_call(filter, backends, values, settings);
+  return read_call(filter, backends, values, settings, version);
 }
 
 edgewise::Settings load_last_values(const edgewise::FilterInfo& filter, std::vector<std::string>& problems) {

@@ -13,7 +13,7 @@ namespace edgewise_plugin {
 
 class PdbParams {
  public:
-  PdbParams(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends);
+  PdbParams(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends, int version);
   const GimpParamDef* defs() const { return defs_.data(); }
   int count() const { return int(defs_.size()); }
   const std::string& help() const { return help_; }
@@ -25,13 +25,15 @@ class PdbParams {
 };
 
 // Reads the filter arguments of a NONINTERACTIVE call. Returns "" or one message.
-std::string parse_args(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends, int nparams,
-                       const GimpParam* params, edgewise::Settings& settings);
+std::string parse_args(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends, int version,
+                       int nparams, const GimpParam* params, edgewise::Settings& settings);
 
 // The last successful call's settings, kept by GIMP for the session
 // (gimp_set_data) as the settings text, so RUN-WITH-LAST-VALS and Filters >
-// Repeat reproduce it and values are read back by name. A stored value that
-// is no longer valid falls back to its default; `problems` says which.
+// Repeat reproduce it and values are read back by name; every version of a
+// filter's procedure shares them (under the version-1 name), the dialog's
+// own state (view, zoom, size) included. A stored value that is no longer
+// valid falls back to its default; `problems` says which.
 edgewise::Settings load_last_values(const edgewise::FilterInfo& filter, std::vector<std::string>& problems);
 void store_last_values(const edgewise::FilterInfo& filter, const edgewise::Settings& settings);
 

@@ -16,6 +16,7 @@
 #include "bilateral.h"
 #include "filter_registry.h"
 #include "filter_spec.h"
+#include "nlm.h"
 
 namespace {
 
@@ -90,13 +91,23 @@ TEST(FilterSpec, DefaultsAreValid) {
 TEST(FilterSpec, TablesMatchTheTypedDefaults) {
   // The typed structs are generated from the same lists: a spec built from
   // default-constructed structs holds each table's default.
-  const FilterSpec from_structs = edgewise::adaptive_spec(BilateralParameters{}, edgewise::AdaptiveParameters{});
+  const FilterSpec bilateral_structs = edgewise::adaptive_spec(BilateralParameters{}, edgewise::AdaptiveParameters{});
+  const FilterSpec nlm_structs = edgewise::nlm_spec(edgewise::NlmParameters{});
   for_each_param([&](const FilterInfo& filter, const ParamInfo& info) {
     const FilterSpec defaults(filter);
+    const FilterSpec& from_structs = &filter == &edgewise::nlm_filter() ? nlm_structs : bilateral_structs;
     EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), double(float(info.default_value)));
     EXPECT_EQ(edgewise::get_param(from_structs, info.cli_flag), edgewise::get_param(defaults, info.cli_flag));
     EXPECT_EQ(filter.find_param(info.cli_flag), &info);
-    EXPECT_EQ(edgewise::builtin_registry().find_param(info.cli_flag), &info) << "one definition per flag";
+    // A flag means one thing in a registry: declared once, or by two
+    // groups that agree on its kind, range, choices and unit (nlm's mode
+    // and sigmas); defaults may differ.
+    const ParamInfo& first = *edgewise::builtin_registry().find_param(info.cli_flag);
+    EXPECT_EQ(first.type, info.type);
+    EXPECT_EQ(first.hard_min, info.hard_min);
+    EXPECT_EQ(first.hard_max, info.hard_max);
+    EXPECT_EQ(first.tokens, info.tokens);
+    EXPECT_STREQ(first.unit, info.unit);
     EXPECT_FALSE(info.label.empty());
     EXPECT_TRUE(info.help && info.help[0]);
     EXPECT_LE(info.hard_min, info.default_value);
@@ -118,10 +129,11 @@ TEST(FilterSpec, TablesMatchTheTypedDefaults) {
 // The dialog builds its rows from every group: every label has one access
 // key, and no two parameters share one.
 TEST(FilterSpec, MnemonicsAreUnique) {
-  std::string keys;
-  for (const edgewise::ParamGroup* group : edgewise::builtin_registry().groups())
-    for (const ParamInfo& info : group->params) {
-      SCOPED_TRACE(info.cli_flag);
+  for (const FilterInfo* filter : filters()) {
+    std::string keys;  // the dialog shows one filter's groups at a time
+    for (const ParamInfo* param : filter->params()) {
+      const ParamInfo& info = *param;
+      SCOPED_TRACE(std::string(filter->name) + " --" + info.cli_flag);
       EXPECT_FALSE(info.label.empty());
       EXPECT_EQ(info.label.find('_'), std::string::npos);
       const size_t marker = info.mnemonic_label.find('_');
@@ -131,6 +143,7 @@ TEST(FilterSpec, MnemonicsAreUnique) {
       EXPECT_EQ(keys.find(key), std::string::npos) << "access key " << key << " used twice";
       keys += key;
     }
+  }
 }
 
 // The spellings the CLI and the PDB promise, in the enums' order.
@@ -323,6 +336,45 @@ TEST(FilterSpec, AdaptiveBoundsMustBeOrdered) {
   ASSERT_EQ(edgewise::set_param(spec, "adapt-max", 0.1), "");
   EXPECT_NE(edgewise::validate(spec).find("adapt-min 0.5: must not exceed adapt-max 0.1"), std::string::npos)
       << edgewise::validate(spec);
+}
+
+// One formatter for "invalid X V: allowed range is A to B unit": the unit
+// follows the numbers, what qualifies it follows in parentheses.
+TEST(FilterSpec, RangeMessagesPlaceUnitsAfterTheNumbers) {
+  FilterSpec spec(edgewise::bilateral_filter());
+  EXPECT_EQ(edgewise::set_param(spec, "sigma-r", 0.0),
+            "invalid sigma-r 0: allowed range is 0.001 to 100000 code values (0-255 scale at any bit depth; Delta E "
+            "in lab mode)");
+  EXPECT_EQ(edgewise::set_param(spec, "sigma-s", -1.0), "invalid sigma-s -1: allowed range is 0.1 to 100 px");
+  EXPECT_EQ(edgewise::set_param(spec, "radius", 200.0),
+            "invalid radius 200: allowed range is 0 to 128 px (an integer; 0 = auto: ceil(2 sigma-s))");
+  EXPECT_EQ(edgewise::set_param(spec, "iterations", 0.0),
+            "invalid iterations 0: allowed range is 1 to 20 (an integer)");
+  EXPECT_EQ(edgewise::set_param(spec, "mode", 7.0), "invalid mode 7: expected per-channel, rgb or lab (0 to 2)");
+  for_each_param([](const FilterInfo& filter, const ParamInfo& info) {
+    if (info.is_enum() || !info.unit[0]) return;
+    FilterSpec spec(filter);
+    const std::string message = edgewise::set_param(spec, info.cli_flag, info.hard_max + 1);
+    SCOPED_TRACE(message);
+    EXPECT_NE(message.find(number_text(info.hard_max) + " " + info.unit), std::string::npos) << "unit not after B";
+    EXPECT_EQ(message.find(std::string(") ") + info.unit), std::string::npos) << "unit after a note";
+  });
+}
+
+// Help texts follow their label ("Range kernel: ...") in the PDB help and
+// the dialog's Help: none repeats it.
+TEST(FilterSpec, HelpTextsDoNotRepeatTheirLabel) {
+  for_each_param([](const FilterInfo&, const ParamInfo& info) {
+    EXPECT_NE(lower(info.help).rfind(lower(info.label), 0), 0u) << info.help;
+  });
+}
+
+// The kernels as core/range_kernels.h computes them, q = (x/s)^2.
+TEST(FilterSpec, KernelHelpStatesTheMath) {
+  const std::string help = edgewise::bilateral_filter().find_param("kernel")->help;
+  for (const char* formula : {"gaussian exp(-x^2 / (2 s^2))", "tukey 0.5 (1 - (x/s)^2)^2 for |x| <= s, 0 beyond",
+                              "lorentz 2 / (2 + (x/s)^2)", "huber 1 for |x| <= s, s / |x| beyond"})
+    EXPECT_NE(help.find(formula), std::string::npos) << formula << " in: " << help;
 }
 
 }  // namespace

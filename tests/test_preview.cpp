@@ -213,7 +213,11 @@ TEST(PreviewSettings, TextRoundTripsEveryEnumAndAwkwardFloats) {
             ASSERT_EQ(set_param(settings.spec, info.cli_flag, value), "") << info.cli_flag << " " << value;
           }
           order_adaptive_bounds(settings.spec);
-          if (cases % 5 == 0) {
+          // nlm's h: 0 (patch term off) or at least 0.1.
+          if (settings.spec.has("h") && get_param(settings.spec, "h") > 0 && get_param(settings.spec, "h") < 0.1) {
+            ASSERT_EQ(set_param(settings.spec, "h", 0.3), "");
+          }
+          if (cases % 5 == 0 && settings.spec.has("radius")) {
             ASSERT_EQ(set_param(settings.spec, "radius", 0.0), "");
           }
           ++cases;
@@ -246,6 +250,7 @@ TEST(PreviewSettings, RandomFloatsRoundTripBitExactly) {
       }
       const float value = float(low * std::pow(high / low, unit(rng)));
       if (!(value > info.hard_min && value < info.hard_max)) continue;
+      if (std::string(info.cli_flag) == "h" && value < 0.1f) continue;  // nlm: 0 or at least 0.1
       ASSERT_EQ(set_param(settings.spec, info.cli_flag, double(value)), "");
       Settings parsed;
       const std::string text = format_arguments(settings);

@@ -164,6 +164,7 @@ edgewise_reference::BilateralSettings reference_settings(const FilterSpec& spec)
   settings.sigma_r = double(p.sigma_r);
   settings.radius = p.radius;
   settings.iterations = p.iterations;
+  settings.linear = p.working_space == edgewise::WorkingSpace::linear;
   settings.adaptive = spec.has("adapt-k");
   if (settings.adaptive) {
     const AdaptiveParameters a = edgewise::adaptive_parameters(spec);

@@ -12,6 +12,19 @@
 //   code values, or x noise sigma / 2 in Delta E for lab (noise of sigma
 //   code values is about sigma/2 Delta E on mid-tones).
 //
+// Patch-based methods (issue 13) spend the same 36 points on their own
+// two axes: six window configurations (the "σs" column names it) times six
+// strengths in units of the noise sigma:
+//   edgewise nlm (rgb; sigma-n = the true noise sigma, spatial and range
+//     terms off): (f, S) in {(1,5), (1,7), (1,10), (2,7), (2,10), (3,10)},
+//     h in {0.25, 0.35, 0.45, 0.55, 0.7, 0.9} x noise sigma;
+//   opencv fastNlMeansDenoisingColored (h = hColor; fastNlMeansDenoising on
+//     grey): (template, search) in {(3,11), (3,21), (5,21), (7,21), (5,11),
+//     (7,31)}, h in {0.4, 0.6, 0.8, 1.0, 1.2, 1.5} x noise sigma;
+//   gmic denoise (patch-based smoothing, fast approximation): (sigma_s,
+//     patch, lookup) in {(5,5,6), (10,5,6), (10,3,6), (10,7,10), (20,5,10),
+//     (5,3,6)}, sigma_p in {0.5, 0.75, 1, 1.5, 2, 3} x noise sigma.
+//
 // Usage: quality OUT.csv IMAGE...   (prints a markdown table)
 #include <unistd.h>
 
@@ -19,9 +32,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <opencv2/photo.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,6 +44,7 @@
 #include "bilateral.h"
 #include "engine.h"
 #include "image_quality.h"
+#include "nlm.h"
 
 namespace {
 
@@ -93,10 +109,62 @@ cv::Mat gmic_filter(const cv::Mat& noisy, double sigma_s, double sigma_r) {
   return cv::imread(out, noisy.channels() == 3 ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE);
 }
 
+const int kNlmWindows[6][2] = {{1, 5}, {1, 7}, {1, 10}, {2, 7}, {2, 10}, {3, 10}};
+const int kOpencvNlmWindows[6][2] = {{3, 11}, {3, 21}, {5, 21}, {7, 21}, {5, 11}, {7, 31}};
+const int kGmicDenoise[6][3] = {{5, 5, 6}, {10, 5, 6}, {10, 3, 6}, {10, 7, 10}, {20, 5, 10}, {5, 3, 6}};
+
+cv::Mat edgewise_nlm(const cv::Mat& noisy, int config, double h) {
+  cv::Mat rgb, out;
+  if (noisy.channels() == 3)
+    cv::cvtColor(noisy, rgb, cv::COLOR_BGR2RGB);
+  else
+    rgb = noisy.clone();
+  out = rgb.clone();
+  edgewise::NlmParameters parameters;
+  parameters.patch_radius = kNlmWindows[config][0];
+  parameters.search_radius = kNlmWindows[config][1];
+  parameters.h = float(h);
+  parameters.sigma_n = float(current_noise_sigma);
+  const edgewise::ImageShape shape{rgb.cols, rgb.rows, rgb.channels()};
+  edgewise::RunOptions options;
+  options.backend = "cpu";
+  edgewise::run_filter(edgewise::nlm_spec(parameters),
+                       edgewise::ImageBuffer{rgb.data, shape, edgewise::SampleType::u8, rgb.step},
+                       edgewise::ImageBuffer{out.data, shape, edgewise::SampleType::u8, out.step}, options);
+  if (out.channels() == 3) cv::cvtColor(out, out, cv::COLOR_RGB2BGR);
+  return out;
+}
+
+cv::Mat opencv_nlm(const cv::Mat& noisy, int config, double h) {
+  cv::Mat out;
+  const int tw = kOpencvNlmWindows[config][0], sw = kOpencvNlmWindows[config][1];
+  if (noisy.channels() == 3)
+    cv::fastNlMeansDenoisingColored(noisy, out, float(h), float(h), tw, sw);
+  else
+    cv::fastNlMeansDenoising(noisy, out, float(h), tw, sw);
+  return out;
+}
+
+cv::Mat gmic_denoise(const cv::Mat& noisy, int config, double sigma_p) {
+  const std::string dir = "/tmp/edgewise-quality-" + std::to_string(getpid());
+  std::system(("mkdir -p " + dir).c_str());
+  const std::string in = dir + "/in.png", out = dir + "/out.png";
+  cv::imwrite(in, noisy);
+  const std::string command = "gmic -v -1 " + in + " denoise " + std::to_string(kGmicDenoise[config][0]) + "," +
+                              std::to_string(sigma_p) + "," + std::to_string(kGmicDenoise[config][1]) + "," +
+                              std::to_string(kGmicDenoise[config][2]) + " -o " + out + " > /dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) return cv::Mat();
+  return cv::imread(out, noisy.channels() == 3 ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE);
+}
+
 struct Method {
   std::string name;
   double sigma_r_unit;  // grid multiplier per unit of noise sigma
   std::function<cv::Mat(const cv::Mat&, double, double)> run;
+  // Patch-based methods: their own strengths, and the window configuration
+  // named by index (the first axis runs over 0..5 then).
+  std::vector<double> strengths = {};
+  std::function<std::string(int)> window = nullptr;
 };
 
 struct Best {
@@ -131,6 +199,31 @@ int main(int argc, char** argv) {
       {"opencv bilateralFilter", 1.0, opencv_filter},
   };
   if (have_gmic) methods.push_back({"gmic bilateral", 1.0, gmic_filter});
+  methods.push_back({"edgewise nlm", 1.0, [](auto& n, double c, double h) { return edgewise_nlm(n, int(c), h); },
+                     {0.25, 0.35, 0.45, 0.55, 0.7, 0.9},
+                     [](int c) {
+                       return "f=" + std::to_string(kNlmWindows[c][0]) + " S=" + std::to_string(kNlmWindows[c][1]);
+                     }});
+  methods.push_back({"opencv fastNlMeans", 1.0, [](auto& n, double c, double h) { return opencv_nlm(n, int(c), h); },
+                     {0.4, 0.6, 0.8, 1.0, 1.2, 1.5},
+                     [](int c) {
+                       return "t=" + std::to_string(kOpencvNlmWindows[c][0]) +
+                              " s=" + std::to_string(kOpencvNlmWindows[c][1]);
+                     }});
+  if (have_gmic)
+    methods.push_back({"gmic denoise", 1.0, [](auto& n, double c, double p) { return gmic_denoise(n, int(c), p); },
+                       {0.5, 0.75, 1.0, 1.5, 2.0, 3.0},
+                       [](int c) {
+                         return "s=" + std::to_string(kGmicDenoise[c][0]) + " p=" +
+                                std::to_string(kGmicDenoise[c][1]) + " l=" + std::to_string(kGmicDenoise[c][2]);
+                       }});
+  // EDGEWISE_QUALITY_ONLY=WORD keeps the methods whose name contains it.
+  if (const char* only = std::getenv("EDGEWISE_QUALITY_ONLY")) {
+    std::vector<Method> kept;
+    for (const Method& method : methods)
+      if (method.name.find(only) != std::string::npos) kept.push_back(method);
+    methods = kept;
+  }
 
   FILE* csv = std::fopen(argv[1], "w");
   if (!csv) {
@@ -153,21 +246,31 @@ int main(int argc, char** argv) {
       const double noisy_psnr = psnr(clean, noisy);
       for (const Method& method : methods) {
         if (clean.channels() == 1 && method.name.rfind("edgewise", 0) == 0 && method.name != "edgewise rgb" &&
-            method.name.rfind("edgewise adaptive rgb", 0) != 0)
+            method.name != "edgewise nlm" && method.name.rfind("edgewise adaptive rgb", 0) != 0)
           continue;  // every Edgewise mode is the same filter on grey
         Best best;
-        for (double sigma_s : kSigmaS)
-          for (double factor : kSigmaR) {
+        const bool patches = bool(method.window);
+        const std::vector<double> firsts =
+            patches ? std::vector<double>{0, 1, 2, 3, 4, 5} : std::vector<double>(std::begin(kSigmaS), std::end(kSigmaS));
+        const std::vector<double> factors =
+            patches ? method.strengths : std::vector<double>(std::begin(kSigmaR), std::end(kSigmaR));
+        for (double first : firsts)
+          for (double factor : factors) {
             const double sigma_r = factor * sigma * method.sigma_r_unit;
-            const cv::Mat out = method.run(noisy, sigma_s, sigma_r);
+            const cv::Mat out = method.run(noisy, first, sigma_r);
             if (out.empty()) continue;
             const double p = psnr(clean, out);
-            if (p > best.psnr) best = {p, ssim(clean, out), sigma_s, sigma_r};
+            if (p > best.psnr) best = {p, ssim(clean, out), first, sigma_r};
           }
+        const std::string first_text = patches ? method.window(int(best.sigma_s)) : [&] {
+          char text[32];
+          std::snprintf(text, sizeof text, "%g", best.sigma_s);
+          return std::string(text);
+        }();
         std::fprintf(csv, "%s,%g,%s,%.3f,%.4f,%g,%g,%.3f\n", name.c_str(), sigma, method.name.c_str(), best.psnr,
                      best.ssim, best.sigma_s, best.sigma_r, noisy_psnr);
-        std::printf("| %s | %g | %.2f | %s | %.2f | %.4f | %g | %g |\n", name.c_str(), sigma, noisy_psnr,
-                    method.name.c_str(), best.psnr, best.ssim, best.sigma_s, best.sigma_r);
+        std::printf("| %s | %g | %.2f | %s | %.2f | %.4f | %s | %g |\n", name.c_str(), sigma, noisy_psnr,
+                    method.name.c_str(), best.psnr, best.ssim, first_text.c_str(), best.sigma_r);
         std::fflush(stdout);
       }
     }

@@ -58,6 +58,10 @@ BilateralParams make_params(const BilateralParameters& b, const AdaptiveParamete
   // Grey images have one channel: every mode collapses to it, measured in
   // code values like per-channel and rgb.
   p.lab = b.mode == ColorMode::lab && p.color_channels == 3;
+  // Lab starts from linear light itself (color_lab.h): the working space
+  // changes nothing there. Grey is decoded like each of R, G and B (babl's
+  // Y' and Y share the sRGB curve).
+  p.linear = b.working_space == WorkingSpace::linear && !p.lab;
   p.joint = b.mode != ColorMode::per_channel || p.color_channels == 1;
   p.spatial_log2_coefficient = static_cast<float>(kLog2eDouble / (2.0 * double(b.sigma_s) * double(b.sigma_s)));
   p.adaptive = a != nullptr;
@@ -70,8 +74,9 @@ BilateralParams make_params(const BilateralParameters& b, const AdaptiveParamete
   p.normalized_unit2 = p.lab ? 1e-4f : 1.0f;  // working units: 0..1 samples, or Delta E
   p.coefficient_factor = static_cast<float>(p.kernel == RangeKernel::gaussian ? 0.5 * kLog2eDouble : 1.0);
   // sigma_r is in 0-255 code values for per-channel/rgb whatever the sample
-  // precision, and in Delta E for lab (Lab planes are in Delta E units);
-  // normalized, it is the adaptive filter's unit.
+  // precision (of linear-light values in the linear working space), and in
+  // Delta E for lab (Lab planes are in Delta E units); normalized, it is the
+  // adaptive filter's unit.
   p.range_coefficient = range_coefficient_for(p, b.sigma_r / (p.lab ? 100.0f : 255.0f));
   p.scale = sqrtf(p.range_coefficient);
   p.inverse_scale = 1.0f / p.scale;
@@ -202,11 +207,19 @@ const char* to_string(ColorMode mode) {
   return bilateral_group().params[0].tokens.at(static_cast<size_t>(mode)).c_str();
 }
 
-const char* to_string(RangeKernel kernel) {
+namespace {
+
+const char* token_of(const char* flag, int index) {
   for (const ParamInfo& info : bilateral_group().params)
-    if (std::string(info.cli_flag) == "kernel") return info.tokens.at(static_cast<size_t>(kernel)).c_str();
+    if (std::string(info.cli_flag) == flag) return info.tokens.at(static_cast<size_t>(index)).c_str();
   return "";
 }
+
+}  // namespace
+
+const char* to_string(WorkingSpace space) { return token_of("working-space", static_cast<int>(space)); }
+
+const char* to_string(RangeKernel kernel) { return token_of("kernel", static_cast<int>(kernel)); }
 
 int effective_radius(const BilateralParameters& parameters) { return radius_of(parameters); }
 int effective_radius(const FilterSpec& spec) { return radius_of(bilateral_parameters(spec)); }

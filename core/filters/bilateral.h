@@ -18,7 +18,7 @@
 
 namespace edgewise {
 
-// enum class ColorMode, enum class RangeKernel.
+// enum class ColorMode, enum class WorkingSpace, enum class RangeKernel.
 #define EW_DEF_ENUMS
 #include "bilateral_params.def"
 
@@ -41,6 +41,7 @@ FilterSpec bilateral_spec(const BilateralParameters& parameters);
 FilterSpec adaptive_spec(const BilateralParameters& bilateral, const AdaptiveParameters& adaptive);
 
 const char* to_string(ColorMode mode);
+const char* to_string(WorkingSpace space);
 const char* to_string(RangeKernel kernel);
 
 // ceil(2 sigma_s) for radius 0.
@@ -55,6 +56,7 @@ struct BilateralParams {
   bool has_alpha;      // an alpha plane follows the colour planes
   bool joint;          // one weight per tap (rgb, lab, grey) or per channel
   bool lab;            // colour planes are converted to Lab around each pass
+  bool linear;         // colour planes are decoded to linear light around each pass (never with lab)
   bool adaptive;       // the variance-adaptive filter (see adaptive_ratio)
   RangeKernel kernel;
   // Distances are measured on samples scaled by `scale` = sqrt(range

@@ -3,6 +3,7 @@
 // rest (docs/architecture.md has the checklist).
 #include "bilateral.h"
 #include "filter_registry.h"
+#include "nlm.h"
 
 namespace edgewise {
 
@@ -10,6 +11,7 @@ const Registry& builtin_registry() {
   static const Registry registry({
       &bilateral_filter(),
       &adaptive_filter(),
+      &nlm_filter(),
   });
   return registry;
 }

@@ -28,9 +28,10 @@ std::string number(double value) {
   return out.str();
 }
 
-// The help block of one option: from "  --flag" to the next option.
-std::string help_block(const std::string& help, const std::string& flag) {
-  const size_t start = help.find("\n  --" + flag + " ");
+// The help block of one option: from "  --flag" to the next option, the
+// first after `from` (a flag two groups declare has a block in each).
+std::string help_block(const std::string& help, const std::string& flag, size_t from = 0) {
+  const size_t start = help.find("\n  --" + flag + " ", from);
   if (start == std::string::npos) return "";
   const size_t end = help.find("\n  -", start + 1);
   return squeeze_spaces(help.substr(start, end == std::string::npos ? std::string::npos : end - start));
@@ -43,7 +44,9 @@ TEST(CliOptions, HelpDocumentsEveryParameterFromTheTable) {
   for (const edgewise::ParamGroup* group : edgewise::builtin_registry().groups())
     for (const auto& info : group->params) {
       SCOPED_TRACE(info.cli_flag);
-      const std::string block = help_block(result.out, info.cli_flag);
+      const size_t section = result.out.find(std::string(group->cli_heading));
+      ASSERT_NE(section, std::string::npos) << group->cli_heading;
+      const std::string block = help_block(result.out, info.cli_flag, section);
       ASSERT_NE(block, "") << "no --" << info.cli_flag << " in\n" << result.out;
       EXPECT_NE(block.find(squeeze_spaces(info.help)), std::string::npos) << block;
       if (info.is_enum()) {

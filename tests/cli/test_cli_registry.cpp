@@ -61,7 +61,7 @@ TEST(CliRegistry, HelpOfAMadeUpFilter) {
        {"  --filter smudge|bilateral\n", "smudge, a made-up filter", "\nSmudge options (--filter smudge):\n",
         "A made-up filter for the tests of the front ends' generators.", "  --strength F\n",
         "how much the smudge scales the range sigma. Default 0.5, range 0 to 1.", "  --shape round|square|soft-edge\n",
-        "  --reach N\n", "in px, 0 = auto 4 px", "  --write-mask FILE\n", "With --filter smudge and one input"})
+        "  --reach N\n", "in px (0 = auto: 4 px)", "  --write-mask FILE\n", "With --filter smudge and one input"})
     EXPECT_NE(help.find(expected), std::string::npos) << "missing: " << expected << "\n" << help;
   EXPECT_EQ(help.find("adapt-k"), std::string::npos);
   std::istringstream lines(help);

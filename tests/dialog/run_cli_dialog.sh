@@ -7,11 +7,15 @@
 #      preview: its pixels change, and equal the CLI's result for that sigma;
 #   3. View > Original shows the input's pixels; 200% shows the result
 #      magnified; dragging pans, and the moved preview is exact too;
-#   4. Enter presses OK: the output file equals the CLI's, and the values are
-#      kept for the next run;
-#   5. the next run starts from them; Reset restores the defaults; choosing
-#      the adaptive filter previews exactly what the CLI's adaptive filter
-#      gives; Escape cancels: exit status 3, nothing written.
+#   4. the window made wider and View set to split, Return with the View
+#      combo focused presses OK (it does not open the list): the output file
+#      equals the CLI's, and the values are kept for the next run, with the
+#      window's size, the View choice and the zoom;
+#   5. the next run starts from them (same size, split view); Help opens the
+#      help window (the README's section) and Escape closes it; Reset
+#      restores the defaults; choosing the adaptive filter previews exactly
+#      what the CLI's adaptive filter gives; Escape cancels: exit status 3,
+#      nothing written.
 # Usage: run_cli_dialog.sh WORK CLI TOOL INPUT   (TOOL: image_test_tool)
 set -euo pipefail
 work=$1 cli=$2 tool=$3 input=$4
@@ -72,6 +76,12 @@ mark=$(trace_mark "$work/trace")
 xdotool mousemove $((sx + sw / 2)) $((sy + sh / 2)) mousedown 1 \
   mousemove_relative --sync -- -60 -50 mousemove_relative --sync -- -60 -50 mouseup 1
 panned=$(wait_for_trace "$work/trace" "^preview .* magnify=2 visible=" 30 "$mark")
+# The pointer leaves the preview, whose tooltip would cover it; then the
+# last preview traced is the one on screen (the drag's last step may have
+# been on its way).
+xdotool mousemove 1279 899
+sleep 0.5
+panned=$(wait_for_trace "$work/trace" "^preview .* magnify=2 visible=" 30 "$mark")
 [ "$(field visible "$panned")" != "$before" ] || fail "dragging did not move the preview (visible $before)"
 echo "dragged: visible $before -> $(field visible "$panned")"
 check_preview "$panned" "$work/ref/sigma60.png" shot-panned
@@ -80,14 +90,22 @@ xdotool key alt+z Up     # back to 100% for the screenshot in docs/
 wait_for_trace "$work/trace" "^preview .* magnify=1 .*--sigma-r 60 " 30 "$mark" >/dev/null
 screenshot "$work/dialog.png" "$window"
 
-xdotool key alt+g Return  # Enter in a field presses OK
+eval "$(xdotool getwindowgeometry --shell "$window")"  # WIDTH HEIGHT
+wider=$((WIDTH + 120))x$HEIGHT
+xdotool windowsize --sync "$window" $((WIDTH + 120)) "$HEIGHT"
+mark=$(trace_mark "$work/trace")
+xdotool key alt+v Down Down  # View: Result -> Split
+wait_for_trace "$work/trace" "^preview .* view=split " 10 "$mark" >/dev/null
+xdotool key Return  # the View combo has the focus: Return presses OK
 status=0
 wait "$gui" || status=$?
 cat "$work/run1.log"
 [ "$status" -eq 0 ] || fail "OK: edgewise exited with $status"
-grep -q "^response ok .*--sigma-r 60 .*--backend cpu$" "$work/trace" || fail "no OK response with the settings chosen in the trace"
+grep -q -E "^response ok .*--sigma-r 60 .*--backend cpu --dialog-size $wider --dialog-view split --dialog-zoom 100%$" \
+  "$work/trace" || fail "no OK response with the settings chosen (size $wider, split view, 100%) in the trace"
 "$tool" compare "$work/out/ok.png" "$work/ref/sigma60.png" 0 || fail "the output differs from the CLI's"
-grep -q -- "--sigma-r 60 " "$XDG_CONFIG_HOME/edgewise/dialog.args" || fail "the last values were not kept"
+grep -q -- "--sigma-r 60 .*--dialog-size $wider --dialog-view split --dialog-zoom 100%" \
+  "$XDG_CONFIG_HOME/edgewise/dialog.args" || fail "the last values were not kept"
 
 echo "== run 2: last values, Reset, Escape"
 export EDGEWISE_DIALOG_TRACE=$work/trace2
@@ -95,9 +113,24 @@ export EDGEWISE_DIALOG_TRACE=$work/trace2
 gui=$!
 window=$(wait_for_window "^Edgewise" 30)
 xdotool windowfocus --sync "$window"
-wait_for_trace "$work/trace2" "^shown .*--sigma-s 2 --radius 0 --sigma-r 60 " 10 >/dev/null ||
+wait_for_trace "$work/trace2" "^shown .*--sigma-s 2 --radius 0 --sigma-r 60 .*--dialog-view split" 10 >/dev/null ||
   fail "the second run did not start from the last values"
-wait_for_trace "$work/trace2" "^preview .*--sigma-r 60 " 30 >/dev/null
+wait_for_trace "$work/trace2" "^preview .* view=split .*--sigma-r 60 " 30 >/dev/null
+eval "$(xdotool getwindowgeometry --shell "$window")"
+[ "${WIDTH}x$HEIGHT" = "$wider" ] || fail "the window is ${WIDTH}x$HEIGHT, not the ${wider} it was left at"
+xdotool key alt+h  # Help
+help=$(wait_for_window "^Edgewise .* Help$" 10)
+screenshot "$work/help.png" "$help"
+xdotool windowfocus --sync "$help" key Escape
+for _ in $(seq 50); do
+  xdotool search --onlyvisible --name "^Edgewise .* Help$" >/dev/null 2>&1 || break
+  sleep 0.1
+done
+! xdotool search --onlyvisible --name "^Edgewise .* Help$" >/dev/null 2>&1 || fail "Escape did not close the help"
+xdotool windowfocus --sync "$window"
+mark=$(trace_mark "$work/trace2")
+xdotool key alt+v Up Up  # back to the result, for the exact checks below
+wait_for_trace "$work/trace2" "^preview .* view=result " 10 "$mark" >/dev/null
 xdotool key alt+r  # Reset
 wait_for_trace "$work/trace2" "^preview .*--sigma-s 3 --radius 0 --sigma-r 20 " 30 >/dev/null
 mark=$(trace_mark "$work/trace2")

@@ -47,6 +47,10 @@
 #               of a procedure that returns only a status and that status
 #               is CANCEL (or a failure without an error); by default that
 #               fails. OUTPUT is saved either way.
+#   --theme NAME  GIMP's theme (gimprc "theme": Dark, Gray, Light, System);
+#               default GIMP's own default, Dark
+#   --dialog-shot FILE  also a screenshot of the dialog window alone, taken
+#               with the whole screen's
 # Environment (optional):
 #   GIMP_GUI_TIMEOUT=180        seconds for everything; then all is killed
 #   GIMP_GUI_DIALOG_TIMEOUT=90  seconds for the dialog to appear
@@ -88,12 +92,14 @@ fi
 
 me=run_gimp_gui.sh
 usage() { sed -n '/^# Usage:/,/^# Needs/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-system_extra=() expect_change=0 cancel_ok=0
+system_extra=() expect_change=0 cancel_ok=0 theme="" dialog_shot=""
 while [ $# -gt 0 ]; do
   case $1 in
     --system-plugin) [ $# -ge 2 ] || usage; system_extra+=("$2"); shift 2 ;;
     --expect-change) expect_change=1; shift ;;
     --cancel-ok) cancel_ok=1; shift ;;
+    --theme) [ $# -ge 2 ] || usage; theme=$2; shift 2 ;;
+    --dialog-shot) [ $# -ge 2 ] || usage; dialog_shot=$(realpath -m -- "$2"); shift 2 ;;
     -h|--help) usage ;;
     --) shift; break ;;
     -*) echo "$me: unknown option $1" >&2; usage ;;
@@ -221,6 +227,7 @@ cat > "$work/config/gimprc" <<GIMPRC
 (temp-path "$work/tmp")
 (swap-path "$work/swap")
 GIMPRC
+[ -z "$theme" ] || printf '(theme "%s")\n' "$theme" >> "$work/config/gimprc"
 
 # --- Xvfb ---------------------------------------------------------------------
 # -displayfd: the server picks a free display number itself and writes it
@@ -330,6 +337,10 @@ case ${GIMP_GUI_DIALOG_POS:-} in
 esac
 timeout 30 import -window root "$shot" || fail "screenshot with import failed"
 say "screenshot: $shot"
+if [ -n "$dialog_shot" ]; then
+  timeout 30 import -window "$win" "PNG24:$dialog_shot" || fail "screenshot of the dialog with import failed"
+  say "screenshot of the dialog: $dialog_shot"
+fi
 
 # Keyboard focus: no WM, so the X server's focus is PointerRoot (keys go to
 # whatever is under the pointer); set it on the dialog and put the pointer

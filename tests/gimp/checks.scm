@@ -42,6 +42,78 @@
     (ew-report name (and failed (ew-clean? image)))
     (ew-save image (string-append work "/out/" name ".png"))))
 
+; The refusals: each case builds its image, calls the procedure on the
+; drawable it returns, and must fail without changing anything. The image
+; is saved merged (groups) so ctest compares every visible pixel.
+(define (ew-in-group image)
+  (let ((layer (ew-layer image))
+        (group (car (gimp-layer-group-new image))))
+    (gimp-image-insert-layer image group 0 0)
+    (gimp-image-reorder-item image layer group 0)
+    (list layer group)))
+(define (ew-case-group image) (cadr (ew-in-group image)))
+(define (ew-case-locked image)
+  (let ((layer (ew-layer image))) (gimp-item-set-lock-content layer TRUE) layer))
+(define (ew-case-locked-group image)
+  (let ((pair (ew-in-group image))) (gimp-item-set-lock-content (cadr pair) TRUE) (car pair)))
+(define (ew-case-locked-mask image)
+  (let* ((layer (ew-layer image))
+         (mask (car (gimp-layer-create-mask layer ADD-MASK-WHITE))))
+    (gimp-layer-add-mask layer mask)
+    (gimp-item-set-lock-content layer TRUE)
+    mask))
+(define (ew-case-layer image) (ew-layer image))
+(define (ew-save-merged image path)
+  (let ((flat (car (gimp-image-flatten image))))
+    (gimp-file-save RUN-NONINTERACTIVE image flat path path)
+    (gimp-image-delete image)))
+(define (ew-refusal work name make-drawable run-mode)
+  (let* ((image (ew-load (string-append work "/in/astronaut.png")))
+         (drawable (make-drawable image))
+         (ignored (gimp-image-clean-all image))
+         (failed (catch #t
+                   (plug-in-edgewise-bilateral run-mode image drawable 1 3.0 0 20.0 0 1 0)
+                   #f)))
+    (ew-report name (and failed (ew-clean? image)))
+    (ew-save-merged image (string-append work "/out/" name ".png"))))
+; Uncaught, so that GIMP prints the plug-in's error message into the log.
+(define (edgewise-refusal-message work make-drawable run-mode)
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (plug-in-edgewise-bilateral run-mode image (make-drawable image) 1 3.0 0 20.0 0 1 0)))
+
+; A text layer is filtered, as GIMP's own filters do it: it becomes an
+; ordinary (modified) text layer.
+(define (ew-text-layer work)
+  (let* ((image (ew-load (string-append work "/in/astronaut.png")))
+         (text (car (gimp-text-fontname image -1 10 10 "Edgewise" 0 TRUE 40 PIXELS "Sans")))
+         (was-text (car (gimp-item-is-text-layer text)))
+         (ok (catch #f (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image text 1 3.0 0 20.0 0 1 0) #t)))
+    (ew-report "text-layer" (and ok (= was-text 1) (= 0 (car (gimp-item-is-text-layer text)))
+                                 (= 1 (car (gimp-item-is-layer text)))))
+    (gimp-image-delete image)))
+
+; The linear working space on a linear-precision image: GIMP converts to
+; linear float, plug-in-edgewise-bilateral2 filters with working-space 1,
+; and the result, back at 16-bit perceptual precision for the PNG, is
+; compared with the double reference computed in linear light.
+(define (ew-linear work output working-space)
+  (let ((image (ew-load (string-append work "/in/astronaut16.png"))))
+    (gimp-image-convert-precision image PRECISION-FLOAT-LINEAR)
+    (plug-in-edgewise-bilateral2 RUN-NONINTERACTIVE image (ew-layer image) 1 2.0 4 25.0 0 1 1 working-space)
+    (gimp-image-convert-precision image PRECISION-U16-GAMMA)
+    (ew-save image (string-append work "/out/" output))))
+
+; A procedure's menu path, or "none" (gimp-plugins-query lists every
+; plug-in procedure with a menu entry: menu paths, ..., procedure names).
+(define (ew-menu procedure)
+  (let* ((found (gimp-plugins-query ""))
+         (paths (list-ref found 1))
+         (names (list-ref found 11)))
+    (let loop ((p paths) (n names))
+      (cond ((null? n) "none")
+            ((equal? (car n) procedure) (car p))
+            (else (loop (cdr p) (cdr n)))))))
+
 (define (ew-no-change image) #t)
 (define (ew-add-alpha image) (gimp-layer-add-alpha (ew-layer image)))
 (define (ew-flatten image) (gimp-image-flatten image))
@@ -59,6 +131,10 @@
 (define (edgewise-checks work)
   (gimp-message (string-append "PDB ARGS" (ew-arg-names "plug-in-edgewise-bilateral")))
   (gimp-message (string-append "PDB ADAPTIVE ARGS" (ew-arg-names "plug-in-edgewise-adaptive")))
+  (gimp-message (string-append "PDB ARGS2" (ew-arg-names "plug-in-edgewise-bilateral2")))
+  (gimp-message (string-append "PDB ADAPTIVE ARGS2" (ew-arg-names "plug-in-edgewise-adaptive2")))
+  (gimp-message (string-append "PDB MENU bilateral " (ew-menu "plug-in-edgewise-bilateral")))
+  (gimp-message (string-append "PDB MENU bilateral2 " (ew-menu "plug-in-edgewise-bilateral2")))
   (ew-golden work "astronaut.png" "rgb.png" ew-no-change)
   (ew-golden work "astronaut_rgba.png" "rgba.png" ew-no-change)
   (ew-golden work "camera.png" "gray.png" ew-no-change)
@@ -97,6 +173,27 @@
   (let ((image (ew-load (string-append work "/in/astronaut.png"))))
     (plug-in-edgewise-adaptive RUN-WITH-LAST-VALS image (ew-layer image) 0 1.0 0 10.0 0 1 0 0.1 0.1 0.1 0.1)
     (ew-save image (string-append work "/out/adaptive-last-vals.png")))
+  ; The non-local-means filter's procedure, generated from its registry
+  ; row: mode, search-radius, patch-radius, h, sigma-n, sigma-s, sigma-r,
+  ; kernel, then the backend.
+  (gimp-message (string-append "PDB NLM ARGS" (ew-arg-names "plug-in-edgewise-nlm")))
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (plug-in-edgewise-nlm RUN-NONINTERACTIVE image (ew-layer image) 1 4 1 12.0 6.0 100.0 100000.0 0 1)
+    (ew-save image (string-append work "/out/nlm.png")))
+  ; Version 2 in the perceptual space is version 1.
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (plug-in-edgewise-bilateral2 RUN-NONINTERACTIVE image (ew-layer image) 1 2.5 0 25.0 0 2 0 0)
+    (ew-save image (string-append work "/out/rgb-v2.png")))
+  (ew-linear work "linear.png" 1)
+  (ew-linear work "linear-perceptual.png" 0)
+  ; Refused up front: error status, message, image unchanged.
+  (ew-refusal work "group" ew-case-group RUN-NONINTERACTIVE)
+  (ew-refusal work "group-interactive" ew-case-group RUN-INTERACTIVE)
+  (ew-refusal work "locked" ew-case-locked RUN-NONINTERACTIVE)
+  (ew-refusal work "locked-group" ew-case-locked-group RUN-NONINTERACTIVE)
+  (ew-refusal work "locked-mask" ew-case-locked-mask RUN-NONINTERACTIVE)
+  (ew-refusal work "run-mode" ew-case-layer 5)
+  (ew-text-layer work)
   ; The README's batch example.
   (ew-report "batch-example-count"
              (= 2 (edgewise-batch (string-append work "/in/batch/*.png") (string-append work "/out/batch")

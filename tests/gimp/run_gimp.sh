@@ -40,18 +40,40 @@ p1=(--mode rgb --sigma-s 2.5 --sigma-r 25 --iterations 2)
   "$work/in/astronaut.png" -o "$work/ref/lab.png"
 "$cli" --filter adaptive --mode rgb --sigma-s 1.5 --sigma-r 30 --adapt-k 1.5 --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/adaptive.png"
+"$cli" --filter nlm --mode rgb --search-radius 4 --patch-radius 1 --h 12 --sigma-n 6 --backend cpu \
+  "$work/in/astronaut.png" -o "$work/ref/nlm.png"
 "$cli" --mode per-channel --sigma-s 1.5 --sigma-r 30 --kernel lorentz \
   "$work/in/batch/astronaut.png" "$work/in/batch/camera.png" -o "$work/ref/batch"
+# The double reference (tests/reference), in linear light and in R'G'B'.
+"$tool" reference "$work/in/astronaut16.png" "$work/ref/linear.png" rgb 2.0 4 25.0 1 linear
+"$tool" reference "$work/in/astronaut16.png" "$work/ref/perceptual.png" rgb 2.0 4 25.0 1 perceptual
 
 cd "$work/tmp"
 export GIMP2_DIRECTORY=$work/config
-# -d/-f: no brushes, patterns or fonts to load, which GIMP needs seconds for.
-# Each -b is evaluated on its own, so each loads the definitions it uses.
+# -d: no brushes or patterns to load, which GIMP needs seconds for (fonts
+# are loaded: the text layer case needs one). Each -b is evaluated on its
+# own, so each loads the definitions it uses.
 load="(load \"$source/tests/gimp/checks.scm\") (load \"$source/plugin/examples/edgewise-batch.scm\")"
-"$gimp_console" -i -d -f \
+refusal() { echo "(begin $load (edgewise-refusal-message \"$work\" $1 $2))"; }
+"$gimp_console" -i -d \
   -b "(begin $load (edgewise-checks \"$work\"))" \
   -b "(begin $load (edgewise-error-message \"$work\" \"astronaut.png\" ew-no-change 1 -1.0))" \
   -b "(begin $load (edgewise-error-message \"$work\" \"astronaut.png\" ew-indexed 1 3.0))" \
+  -b "$(refusal ew-case-group RUN-NONINTERACTIVE)" \
+  -b "$(refusal ew-case-group RUN-INTERACTIVE)" \
+  -b "$(refusal ew-case-locked RUN-NONINTERACTIVE)" \
+  -b "$(refusal ew-case-locked-group RUN-NONINTERACTIVE)" \
+  -b "$(refusal ew-case-layer 5)" \
   -b "(gimp-quit 0)" > "$work/gimp.log" 2>&1 || { cat "$work/gimp.log"; exit 1; }
 cat "$work/gimp.log"
 grep -q "CHECK done PASS" "$work/gimp.log"
+
+# Without the up-front checks (a test hook), GIMP itself refuses to merge
+# the result into a group or locked pixels: the call must still fail, with
+# GIMP's reason, and change nothing (never SUCCESS with nothing written).
+EDGEWISE_SKIP_DRAWABLE_CHECKS=1 "$gimp_console" -i -d -f \
+  -b "(begin $load (ew-refusal \"$work\" \"unchecked-group\" ew-case-group RUN-NONINTERACTIVE))" \
+  -b "(begin $load (ew-refusal \"$work\" \"unchecked-locked\" ew-case-locked RUN-NONINTERACTIVE))" \
+  -b "$(refusal ew-case-group RUN-NONINTERACTIVE)" \
+  -b "(gimp-quit 0)" > "$work/gimp-unchecked.log" 2>&1 || { cat "$work/gimp-unchecked.log"; exit 1; }
+cat "$work/gimp-unchecked.log"

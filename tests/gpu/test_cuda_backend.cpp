@@ -100,6 +100,24 @@ TEST(CudaBackend, IterationsMatchReference) {
   }
 }
 
+// The linear working space: decoded and encoded around each pass on the
+// GPU as on the CPU, against the reference in linear light; plain and
+// adaptive, one and two passes, every layout, and a radius beyond the tiles.
+TEST(CudaBackend, LinearWorkingSpaceMatchesReference) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  int case_index = 0;
+  for (ColorMode mode : kModes)
+    for (int channels = 1; channels <= 4; ++channels)
+      for (int radius : {3, 40}) {
+        FilterSpec spec = make_spec(mode, RangeKernel::gaussian, radius / 2.0f, mode == ColorMode::lab ? 12.0f : 30.0f,
+                                    radius, 1 + case_index++ % 2);
+        if (radius < 32 && case_index % 3 == 0) spec = adaptive_of(spec);
+        ASSERT_EQ(set_param(spec, "working-space", std::string("linear")), "");
+        expect_gpu_matches_reference(spec, random_image(rng, {radius < 32 ? 37 : 83, 29, channels}));
+      }
+}
+
 TEST(CudaBackend, AgreesWithCpuOn24Megapixels) {
   REQUIRE_GPU();
   EW_SEEDED_RNG(rng);

@@ -9,7 +9,8 @@ namespace edgewise_reference {
 namespace {
 
 // Colour planes of one pass in the units the distance is measured in:
-// code values (0..255) for per-channel, rgb and grey, Lab for lab.
+// code values (0..255) for per-channel, rgb and grey (of linear light in the
+// linear working space), Lab for lab.
 struct WorkingImage {
   int width, height, colors;
   std::vector<double> values;  // width * height * colors
@@ -20,7 +21,11 @@ struct WorkingImage {
 
 bool uses_lab(const BilateralSettings& settings, int colors) { return settings.mode == Mode::lab && colors == 3; }
 
-WorkingImage to_working(const ReferenceImage& image, int colors, bool lab) {
+bool uses_linear(const BilateralSettings& settings, int colors) {
+  return settings.linear && !uses_lab(settings, colors);
+}
+
+WorkingImage to_working(const ReferenceImage& image, int colors, bool lab, bool linear) {
   WorkingImage work{image.width, image.height, colors, {}};
   work.values.resize(size_t(image.width) * size_t(image.height) * size_t(colors));
   for (int y = 0; y < image.height; ++y)
@@ -30,7 +35,8 @@ WorkingImage to_working(const ReferenceImage& image, int colors, bool lab) {
         const double rgb[3] = {image.at(x, y, 0), image.at(x, y, 1), image.at(x, y, 2)};
         rgb_to_lab(rgb, dst);
       } else {
-        for (int c = 0; c < colors; ++c) dst[c] = 255.0 * image.at(x, y, c);
+        for (int c = 0; c < colors; ++c)
+          dst[c] = 255.0 * (linear ? srgb_to_linear(image.at(x, y, c)) : image.at(x, y, c));
       }
     }
   return work;
@@ -87,7 +93,8 @@ ReferenceImage one_pass(const ReferenceImage& input, const BilateralSettings& se
   const bool lab = uses_lab(settings, colors);
   const bool per_channel = settings.mode == Mode::per_channel && colors == 3;
   const int r = reference_radius(settings);
-  const WorkingImage work = to_working(input, colors, lab);
+  const bool linear = uses_linear(settings, colors);
+  const WorkingImage work = to_working(input, colors, lab, linear);
 
   ReferenceImage output = input;  // alpha, and values of zero-weight windows
   for (int y = 0; y < height; ++y)
@@ -119,7 +126,10 @@ ReferenceImage one_pass(const ReferenceImage& input, const BilateralSettings& se
         }
       } else {
         for (int c = 0; c < colors; ++c)
-          if (weight_sum[c] > 0.0) output.at(x, y, c) = sum[c] / weight_sum[c] / 255.0;
+          if (weight_sum[c] > 0.0) {
+            const double filtered = sum[c] / weight_sum[c] / 255.0;
+            output.at(x, y, c) = linear ? linear_to_srgb(filtered) : filtered;
+          }
       }
     }
   return output;
@@ -150,7 +160,7 @@ WindowWeights window_weights(const ReferenceImage& input, const BilateralSetting
                              int channel) {
   const int colors = input.channels >= 3 ? 3 : 1;
   const bool per_channel = settings.mode == Mode::per_channel && colors == 3;
-  const WorkingImage work = to_working(input, colors, uses_lab(settings, colors));
+  const WorkingImage work = to_working(input, colors, uses_lab(settings, colors), uses_linear(settings, colors));
   const int r = reference_radius(settings);
   WindowWeights weights;
   for (int dy = -r; dy <= r; ++dy)
@@ -174,7 +184,7 @@ ReferenceImage adaptive_sigma_reference(const ReferenceImage& input, const Bilat
   const bool lab = uses_lab(settings, colors);
   const bool per_channel = settings.mode == Mode::per_channel && colors == 3;
   const double unit = lab ? 100.0 : 255.0;
-  const WorkingImage work = to_working(input, colors, lab);
+  const WorkingImage work = to_working(input, colors, lab, uses_linear(settings, colors));
   ReferenceImage sigma{input.width, input.height, per_channel ? 3 : 1, {}};
   sigma.samples.resize(size_t(sigma.width) * size_t(sigma.height) * size_t(sigma.channels));
   for (int y = 0; y < input.height; ++y)

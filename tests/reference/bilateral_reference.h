@@ -21,6 +21,10 @@ struct BilateralSettings {
   double sigma_r = 20.0;  // 0-255 code values (per-channel, rgb, grey); Delta E (lab)
   int radius = 0;         // 0: ceil(2 sigma_s)
   int iterations = 1;
+  // The linear working space: each pass decodes the colour samples with the
+  // sRGB transfer curve, filters linear light (sigma_r on the 0-255 scale of
+  // linear values) and encodes the result again. Lab mode is unaffected.
+  bool linear = false;
   // The variance-adaptive filter: per pixel, v = sum w d^2 / sum w with the
   // weights above and d in normalized units (code values / 255, Delta E /
   // 100), then the filter again with sigma_r' = clamp(k (sqrt v + eps),

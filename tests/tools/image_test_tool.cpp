@@ -15,6 +15,12 @@
 //                                max difference in 8-bit code values <= TOL
 //   differ A B X Y W H MIN       mean |A - B| over a rectangle of two
 //                                screenshots, in 8-bit code values, >= MIN
+//   reference IN OUT MODE SIGMA_S RADIUS SIGMA_R ITERATIONS perceptual|linear
+//                                the double-precision bilateral reference
+//                                (tests/reference, gaussian kernel) of an 8-
+//                                or 16-bit PNG, written as 16 bits: in the
+//                                linear working space it decodes, filters and
+//                                encodes linear light itself
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +31,7 @@
 #include <vector>
 
 #include "image_file.h"
+#include "reference/bilateral_reference.h"
 
 namespace {
 
@@ -162,6 +169,36 @@ int differ(char** argv) {
   return mean >= minimum ? 0 : 1;
 }
 
+int reference(char** argv) {
+  const DecodedImage in = edgewise_cli::read_image(argv[2]);
+  edgewise_reference::ReferenceImage image{in.width, in.height, in.channels, {}};
+  image.samples.resize(size_t(in.width) * size_t(in.height) * size_t(in.channels));
+  for (size_t i = 0; i < image.samples.size(); ++i) image.samples[i] = sample(in, i);
+  edgewise_reference::BilateralSettings settings;
+  const std::string mode = argv[4], space = argv[9];
+  settings.mode = mode == "lab"           ? edgewise_reference::Mode::lab
+                  : mode == "per-channel" ? edgewise_reference::Mode::per_channel
+                                          : edgewise_reference::Mode::rgb;
+  settings.sigma_s = std::atof(argv[5]);
+  settings.radius = std::atoi(argv[6]);
+  settings.sigma_r = std::atof(argv[7]);
+  settings.iterations = std::atoi(argv[8]);
+  if (space != "linear" && space != "perceptual") throw std::runtime_error("expected perceptual or linear");
+  settings.linear = space == "linear";
+  const edgewise_reference::ReferenceImage filtered = edgewise_reference::bilateral_reference(image, settings);
+  DecodedImage out;
+  out.width = in.width;
+  out.height = in.height;
+  out.channels = in.channels;
+  out.bits = 16;
+  out.allocate();
+  auto* samples = reinterpret_cast<uint16_t*>(out.bytes.data());
+  for (size_t i = 0; i < filtered.samples.size(); ++i)
+    samples[i] = uint16_t(std::lround(std::clamp(filtered.samples[i], 0.0, 1.0) * 65535));
+  edgewise_cli::write_png(argv[3], out);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -172,6 +209,7 @@ int main(int argc, char** argv) {
     if (command == "compare" && argc >= 5) return compare(argc, argv);
     if (command == "preview" && argc == 6) return preview(argv);
     if (command == "differ" && argc == 9) return differ(argv);
+    if (command == "reference" && argc == 10) return reference(argv);
     std::fprintf(stderr, "usage: see the comment at the top of image_test_tool.cpp\n");
     return 2;
   } catch (const std::exception& error) {

@@ -1,0 +1,138 @@
+// The non-local-means bilateral filter's parameter table, planner and
+// registry row.
+#include "nlm.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace edgewise {
+
+namespace {
+
+constexpr double kLog2e = 1.4426950408889634074;
+
+const ParamGroup& nlm_group() {
+  static const ParamGroup group = ParamGroupBuilder()
+#define EW_DEF_TABLE
+#include "nlm_params.def"
+                                      .build();
+  return group;
+}
+
+struct Required {
+  const FilterSpec& spec;
+  double get(const char* flag) const {
+    if (!spec.has(flag))
+      throw std::invalid_argument(std::string("the ") + spec.filter().name + " filter has no parameter " + flag);
+    return spec.get(flag);
+  }
+};
+
+void require(const std::string& error) {
+  if (!error.empty()) throw std::invalid_argument(error);
+}
+
+// The largest sigma-r turns the range term off (R = 1), as the issue's
+// formula asks; any smaller value is the bilateral's range kernel.
+bool range_term_on(const NlmParameters& n) {
+  for (const ParamInfo& info : nlm_group().params)
+    if (std::string(info.cli_flag) == "sigma-r") return double(n.sigma_r) < info.hard_max;
+  return true;
+}
+
+NlmParams make_params(const NlmParameters& n, const ImageShape& shape) {
+  NlmParams p{};
+  p.search_radius = n.search_radius;
+  p.patch_radius = n.patch_radius;
+  p.color_channels = color_channels(shape);
+  p.has_alpha = has_alpha(shape);
+  p.lab = n.mode == ColorMode::lab && p.color_channels == 3;
+  p.joint = n.mode != ColorMode::per_channel || p.color_channels == 1;
+  p.kernel = n.kernel;
+  p.patch_term = n.h > 0.0f;
+  p.range_term = range_term_on(n);
+  p.unit = p.lab ? 1.0f : 255.0f;
+  p.inverse_unit = 1.0f / p.unit;
+  const int side = 2 * n.patch_radius + 1;
+  p.patch_norm = static_cast<float>(1.0 / (double(side * side) * (p.joint ? p.color_channels : 1)));
+  p.noise_floor = static_cast<float>(2.0 * double(n.sigma_n) * double(n.sigma_n));
+  p.patch_log2_coefficient = p.patch_term ? static_cast<float>(kLog2e / (double(n.h) * double(n.h))) : 0.0f;
+  p.spatial_log2_coefficient = static_cast<float>(kLog2e / (2.0 * double(n.sigma_s) * double(n.sigma_s)));
+  const double sigma_r2 = double(n.sigma_r) * double(n.sigma_r);
+  p.range_coefficient =
+      static_cast<float>(n.kernel == RangeKernel::gaussian ? kLog2e / (2.0 * sigma_r2) : 1.0 / sigma_r2);
+  return p;
+}
+
+std::unique_ptr<Plan> plan_nlm(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) {
+  if (!request.extra_outputs.empty())
+    throw std::invalid_argument("the nlm filter makes no " + request.extra_outputs.front() + " output");
+  const NlmParameters n = nlm_parameters(spec);
+  auto plan = std::make_unique<NlmPlan>();
+  plan->family = "nlm";
+  plan->params = make_params(n, shape);
+  plan->reach = n.search_radius + n.patch_radius;
+  plan->pad = plan->reach;
+  return plan;
+}
+
+int nlm_reach(const FilterSpec& spec) {
+  const NlmParameters n = nlm_parameters(spec);
+  return n.search_radius + n.patch_radius;
+}
+
+std::string check_nlm(const FilterSpec& spec) {
+  const NlmParameters n = nlm_parameters(spec);
+  if (n.h > 0.0f && n.h < 0.1f)
+    return "invalid h " + value_text(*spec.filter().find_param("h"), n.h) +
+           ": allowed are 0 (patch term off) and 0.1 to 1000";
+  return "";
+}
+
+}  // namespace
+
+NlmParameters nlm_parameters(const FilterSpec& spec) {
+  NlmParameters p;
+  const Required source{spec};
+#define EW_DEF_TARGET p
+#define EW_DEF_SOURCE source
+#define EW_DEF_READ
+#include "nlm_params.def"
+#undef EW_DEF_TARGET
+#undef EW_DEF_SOURCE
+  return p;
+}
+
+#define EW_DEF_WRITE_ONE(flag, value) require(set_param(spec, flag, double(value)))
+
+FilterSpec nlm_spec(const NlmParameters& parameters) {
+  FilterSpec spec(nlm_filter());
+#define EW_DEF_SOURCE parameters
+#define EW_DEF_WRITE
+#include "nlm_params.def"
+#undef EW_DEF_SOURCE
+  require(validate(spec));
+  return spec;
+}
+
+#undef EW_DEF_WRITE_ONE
+
+const FilterInfo& nlm_filter() {
+  static const FilterInfo info = [] {
+    FilterInfo row;
+    row.name = "nlm";
+    row.title = "Edgewise Non-local Means";
+    row.summary = "non-local means with the bilateral's spatial and range terms: patches, not pixels, are compared";
+    row.pdb_procedure = "plug-in-edgewise-nlm";
+    row.pdb_blurb = "Edge-preserving denoising (non-local means bilateral filter)";
+    row.menu_label = "Edgewise _Non-local Means...";
+    row.groups = {&nlm_group()};
+    row.reach = nlm_reach;
+    row.check = check_nlm;
+    row.plan = plan_nlm;
+    return row;
+  }();
+  return info;
+}
+
+}  // namespace edgewise

@@ -1,0 +1,82 @@
+// The non-local-means bilateral filter's band kernel on the CPU. One pass:
+// the band's colour planes are converted to Lab (lab mode) and scaled to
+// code values in place, tiles of output pixels are filtered by OpenMP
+// threads (each tile by one thread, so results do not depend on the thread
+// count), then the output goes back from Lab and alpha is copied through.
+#include "nlm_cpu.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "color_lab.h"
+
+namespace edgewise::cpu {
+
+namespace {
+
+class NlmKernel : public BandKernel {
+ public:
+  NlmKernel(const NlmPlan& plan, const KernelContext& context)
+      : plan_(plan), context_(context), tile_(select_nlm_tile_function(plan.params)),
+        scratch_(size_t(std::max(1, context.threads))) {}
+
+  void run(PaddedBand& input, const OutputBand& output, const std::vector<OutputBand>&) override {
+    const NlmParams& p = plan_.params;
+    const int threads = std::max(1, context_.threads);
+    const int colours = p.color_channels, reach = plan_.reach;
+    // Lab and code values, in place (the kernel may overwrite its input).
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int i = 0; i < input.rows; ++i) {
+      if (p.lab) {
+        float *r = input.row(0, i), *g = input.row(1, i), *b = input.row(2, i);
+        for (int x = 0; x < input.width; ++x) rgb_to_lab(r[x], g[x], b[x], r[x], g[x], b[x]);
+      }
+      for (int c = 0; c < colours; ++c) {
+        float* row = input.row(c, i);
+        for (int x = 0; x < input.width; ++x) row[x] *= p.unit;
+      }
+    }
+    std::vector<NlmTile> tiles;
+    for (int row = 0; row < output.rows; row += kNlmTileRows)
+      for (int col = 0; col < output.width; col += kNlmTileCols)
+        tiles.push_back({row, std::min(kNlmTileRows, output.rows - row), col,
+                         std::min(kNlmTileCols, output.width - col)});
+    const NlmTileFunction tile = tile_;
+    const PaddedBand band = input;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (tiles.size() > 1)
+    for (size_t t = 0; t < tiles.size(); ++t) tile(p, band, output, tiles[t], scratch_[size_t(omp_get_thread_num())]);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int j = 0; j < output.rows; ++j) {
+      if (p.lab) {
+        float *L = output.row(0, j), *a = output.row(1, j), *b = output.row(2, j);
+        for (int x = 0; x < output.width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);
+      }
+      if (p.has_alpha)
+        std::memcpy(output.row(colours, j), input.row(colours, j + reach) + input.pad,
+                    size_t(output.width) * sizeof(float));
+    }
+  }
+
+ private:
+  const NlmPlan& plan_;
+  KernelContext context_;
+  NlmTileFunction tile_;
+  std::vector<NlmScratch> scratch_;
+};
+
+}  // namespace
+
+BandCost nlm_own_cost(const Plan&) {
+  // Per thread, a tile's difference image, box sums and sums: under a
+  // megabyte, independent of the band.
+  return {0, 0};
+}
+
+std::unique_ptr<BandKernel> make_nlm_kernel(const Plan& plan, const KernelContext& context) {
+  return std::make_unique<NlmKernel>(static_cast<const NlmPlan&>(plan), context);
+}
+
+}  // namespace edgewise::cpu

@@ -1,0 +1,154 @@
+// The non-local-means bilateral filter on the CUDA backend against the
+// double reference and the CPU backend. Where no usable GPU exists every
+// test reports itself skipped with the reason (tests/gpu/run.sh runs them
+// on the GPU machine).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "nlm.h"
+#include "reference/nlm_reference.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace edgewise;
+using namespace edgewise_test;
+
+#define REQUIRE_GPU()                                                                 \
+  do {                                                                                \
+    std::string why;                                                                  \
+    if (!find_backend(installed_backends(), "cuda")->usable(why))                     \
+      GTEST_SKIP() << "no usable CUDA device: " << why;                               \
+  } while (0)
+
+FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30) {
+  RunOptions options;
+  options.backend = "cuda";
+  options.backend_options.gpu_memory_budget = budget;
+  FloatImage source = image, output(image.shape());
+  run_filter(spec, image.shape(), source, output, options);
+  return output;
+}
+
+edgewise_reference::NlmSettings reference_of(const NlmParameters& n) {
+  edgewise_reference::NlmSettings s;
+  s.mode = n.mode == ColorMode::per_channel ? edgewise_reference::Mode::per_channel
+           : n.mode == ColorMode::rgb       ? edgewise_reference::Mode::rgb
+                                            : edgewise_reference::Mode::lab;
+  s.kernel = static_cast<edgewise_reference::Kernel>(static_cast<int>(n.kernel));
+  s.search_radius = n.search_radius;
+  s.patch_radius = n.patch_radius;
+  s.h = n.h;
+  s.sigma_n = n.sigma_n;
+  s.sigma_s = n.sigma_s;
+  s.sigma_r = n.sigma_r;
+  return s;
+}
+
+std::string describe(const NlmParameters& n, const ImageShape& shape) {
+  return std::string("nlm ") + to_string(n.mode) + " " + to_string(n.kernel) + " S=" +
+         std::to_string(n.search_radius) + " f=" + std::to_string(n.patch_radius) + " h=" + std::to_string(n.h) +
+         " sigma-r=" + std::to_string(n.sigma_r) + " on " + std::to_string(shape.width) + "x" +
+         std::to_string(shape.height) + "x" + std::to_string(shape.channels);
+}
+
+const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
+const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
+
+void every_variant(int max_search, bool short_run) {
+  EW_SEEDED_RNG(rng);
+  const ImageShape sizes[] = {{1, 1, 3}, {1, 23, 4}, {29, 1, 1}, {13, 7, 2}, {37, 19, 3}, {45, 33, 4}};
+  int index = 0;
+  for (ColorMode mode : kModes)
+    for (RangeKernel kernel : kKernels)
+      for (int channels = 1; channels <= 4; ++channels) {
+        ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
+        shape.channels = channels;
+        NlmParameters n;
+        n.mode = mode;
+        n.kernel = kernel;
+        n.search_radius = 1 + index % max_search;
+        n.patch_radius = index % 3;
+        n.h = index % 5 == 0 ? 0.0f : mode == ColorMode::lab ? 4.0f : 12.0f;
+        n.sigma_n = float(index % 3) * 3.0f;
+        n.sigma_s = index % 2 ? 2.0f : 100.0f;
+        n.sigma_r = index % 4 == 1 ? 100000.0f : mode == ColorMode::lab ? 15.0f : 40.0f;
+        ++index;
+        SCOPED_TRACE(describe(n, shape));
+        const FloatImage image = random_image(rng, shape);
+        const FloatImage got = run_gpu(nlm_spec(n), image);
+        if (short_run) continue;  // compute-sanitizer: every variant runs, the checks are the other tests'
+        const Difference d =
+            max_difference(edgewise_reference::nlm_reference(to_reference(image), reference_of(n)), got);
+        EXPECT_LE(d.max_abs, 1e-4) << d.describe();
+        const Difference cpu = max_difference(run_cpu(nlm_spec(n), image), got);
+        EXPECT_LE(cpu.max_abs, 1e-4) << cpu.describe();
+      }
+}
+
+TEST(CudaNlm, MatchesReferenceEveryModeKernelLayout) {
+  REQUIRE_GPU();
+  every_variant(4, false);
+}
+
+// The largest search and patch radii (the biggest shared-memory tile).
+TEST(CudaNlm, LargestRadiiMatchReference) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  for (ColorMode mode : kModes) {
+    NlmParameters n;
+    n.mode = mode;
+    n.search_radius = 32;
+    n.patch_radius = 5;
+    n.h = mode == ColorMode::lab ? 4.0f : 10.0f;
+    const FloatImage image = random_image(rng, {41, 33, 4}, {true, Alpha::with_zeros});
+    SCOPED_TRACE(describe(n, image.shape()));
+    const Difference d = max_difference(
+        edgewise_reference::nlm_reference(to_reference(image), reference_of(n)), run_gpu(nlm_spec(n), image));
+    EXPECT_LE(d.max_abs, 1e-4) << d.describe();
+  }
+}
+
+TEST(CudaNlm, AgreesWithCpuOnAPhotoSizedImage) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const FloatImage image = random_image(rng, {1031, 777, 4}, {false, Alpha::positive});
+  for (ColorMode mode : kModes) {
+    NlmParameters n;
+    n.mode = mode;
+    n.search_radius = 7;
+    n.patch_radius = 2;
+    n.h = mode == ColorMode::lab ? 4.0f : 10.0f;
+    SCOPED_TRACE(describe(n, image.shape()));
+    const Difference d = max_difference(run_cpu(nlm_spec(n), image), run_gpu(nlm_spec(n), image));
+    EXPECT_LE(d.max_abs, 1e-4) << d.describe();
+  }
+}
+
+TEST(CudaNlm, BandSizeDoesNotChangeOutput) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const FloatImage image = random_image(rng, {509, 1031, 4});
+  for (ColorMode mode : kModes) {
+    NlmParameters n;
+    n.mode = mode;
+    n.search_radius = 6;
+    n.patch_radius = 2;
+    SCOPED_TRACE(describe(n, image.shape()));
+    const FloatImage whole = run_gpu(nlm_spec(n), image);
+    for (size_t budget : {size_t(6) << 20, size_t(24) << 20}) {
+      const FloatImage banded = run_gpu(nlm_spec(n), image, budget);
+      EXPECT_TRUE(bit_identical(whole, banded))
+          << "budget " << (budget >> 20) << " MiB: " << max_difference(whole, banded).describe();
+    }
+  }
+}
+
+// For compute-sanitizer (tests/gpu/run.sh): every variant once, small.
+TEST(CudaNlmShort, EveryVariantOnce) {
+  REQUIRE_GPU();
+  every_variant(3, true);
+}
+
+}  // namespace

@@ -1,0 +1,91 @@
+#include "nlm_reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "lab_reference.h"
+
+namespace edgewise_reference {
+
+ReferenceImage nlm_reference(const ReferenceImage& input, const NlmSettings& settings) {
+  const int width = input.width, height = input.height;
+  const bool has_alpha = input.channels == 2 || input.channels == 4;
+  const int colors = input.channels >= 3 ? 3 : 1;
+  const bool lab = settings.mode == Mode::lab && colors == 3;
+  const bool per_channel = settings.mode == Mode::per_channel && colors == 3;
+  // Colour in the units distances are measured in: code values, or Lab.
+  std::vector<double> work(size_t(width) * size_t(height) * size_t(colors));
+  auto at = [&](int x, int y, int c) -> double& {
+    x = std::clamp(x, 0, width - 1);
+    y = std::clamp(y, 0, height - 1);
+    return work[(size_t(y) * size_t(width) + size_t(x)) * size_t(colors) + size_t(c)];
+  };
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      if (lab) {
+        const double rgb[3] = {input.at(x, y, 0), input.at(x, y, 1), input.at(x, y, 2)};
+        double out[3];
+        rgb_to_lab(rgb, out);
+        for (int c = 0; c < 3; ++c) at(x, y, c) = out[c];
+      } else {
+        for (int c = 0; c < colors; ++c) at(x, y, c) = 255.0 * input.at(x, y, c);
+      }
+    }
+  auto alpha = [&](int x, int y) {
+    return has_alpha ? input.at(std::clamp(x, 0, width - 1), std::clamp(y, 0, height - 1), input.channels - 1) : 1.0;
+  };
+
+  const int S = settings.search_radius, f = settings.patch_radius;
+  const int groups = per_channel ? 3 : 1;
+  const double patch_count = double((2 * f + 1) * (2 * f + 1)) * (per_channel ? 1 : colors);
+  ReferenceImage output = input;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      double result[3] = {0, 0, 0};
+      for (int g = 0; g < groups; ++g) {
+        const int first = per_channel ? g : 0, last = per_channel ? g + 1 : colors;
+        double sum[3] = {0, 0, 0}, weight_sum = 0;
+        for (int dy = -S; dy <= S; ++dy)
+          for (int dx = -S; dx <= S; ++dx) {
+            const int qx = x + dx, qy = y + dy;
+            double w = alpha(qx, qy);
+            if (w == 0.0) continue;
+            if (settings.h > 0) {
+              double d2 = 0;
+              for (int ty = -f; ty <= f; ++ty)
+                for (int tx = -f; tx <= f; ++tx)
+                  for (int c = first; c < last; ++c) {
+                    const double d = at(x + tx, y + ty, c) - at(qx + tx, qy + ty, c);
+                    d2 += d * d;
+                  }
+              d2 /= patch_count;
+              const double floor = 2.0 * settings.sigma_n * settings.sigma_n;
+              w *= std::exp(-std::max(d2 - floor, 0.0) / (settings.h * settings.h));
+            }
+            w *= std::exp(-double(dx * dx + dy * dy) / (2.0 * settings.sigma_s * settings.sigma_s));
+            if (settings.range_term()) {
+              double delta2 = 0;
+              for (int c = first; c < last; ++c) {
+                const double d = at(x, y, c) - at(qx, qy, c);
+                delta2 += d * d;
+              }
+              w *= range_weight(settings.kernel, std::sqrt(delta2), settings.sigma_r);
+            }
+            for (int c = first; c < last; ++c) sum[c] += w * at(qx, qy, c);
+            weight_sum += w;
+          }
+        for (int c = first; c < last; ++c) result[c] = weight_sum > 0 ? sum[c] / weight_sum : at(x, y, c);
+      }
+      if (lab) {
+        double rgb[3];
+        lab_to_rgb(result, rgb);
+        for (int c = 0; c < 3; ++c) output.at(x, y, c) = rgb[c];
+      } else {
+        for (int c = 0; c < colors; ++c) output.at(x, y, c) = result[c] / 255.0;
+      }
+    }
+  return output;
+}
+
+}  // namespace edgewise_reference

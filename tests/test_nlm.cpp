@@ -1,0 +1,205 @@
+// The non-local-means bilateral filter on the CPU backend against the
+// double reference of its formula (tests/reference/nlm_reference.h), its
+// two reductions to the bilateral filter, band and thread invariance, and
+// its parameters' validation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "nlm.h"
+#include "reference/nlm_reference.h"
+#include "test_support.h"
+
+namespace {
+
+using namespace edgewise;
+using namespace edgewise_test;
+
+constexpr double kTolerance = 1e-4;
+const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
+const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
+
+edgewise_reference::NlmSettings reference_of(const NlmParameters& n) {
+  edgewise_reference::NlmSettings s;
+  s.mode = n.mode == ColorMode::per_channel ? edgewise_reference::Mode::per_channel
+           : n.mode == ColorMode::rgb       ? edgewise_reference::Mode::rgb
+                                            : edgewise_reference::Mode::lab;
+  s.kernel = static_cast<edgewise_reference::Kernel>(static_cast<int>(n.kernel));
+  s.search_radius = n.search_radius;
+  s.patch_radius = n.patch_radius;
+  s.h = n.h;
+  s.sigma_n = n.sigma_n;
+  s.sigma_s = n.sigma_s;
+  s.sigma_r = n.sigma_r;
+  return s;
+}
+
+std::string describe(const NlmParameters& n, const ImageShape& shape) {
+  return std::string("nlm ") + to_string(n.mode) + " " + to_string(n.kernel) + " S=" +
+         std::to_string(n.search_radius) + " f=" + std::to_string(n.patch_radius) + " h=" + std::to_string(n.h) +
+         " sigma-n=" + std::to_string(n.sigma_n) + " sigma-s=" + std::to_string(n.sigma_s) +
+         " sigma-r=" + std::to_string(n.sigma_r) + " on " + std::to_string(shape.width) + "x" +
+         std::to_string(shape.height) + "x" + std::to_string(shape.channels);
+}
+
+Difference against_reference(const NlmParameters& n, const FloatImage& image, const FloatImage& got) {
+  return max_difference(edgewise_reference::nlm_reference(to_reference(image), reference_of(n)), got);
+}
+
+TEST(NlmCpu, MatchesReferenceEveryModeKernelLayout) {
+  EW_SEEDED_RNG(rng);
+  const ImageShape sizes[] = {{1, 1, 3}, {1, 23, 4}, {29, 1, 1}, {13, 7, 2}, {31, 17, 3}, {19, 23, 4}};
+  int index = 0;
+  for (ColorMode mode : kModes)
+    for (RangeKernel kernel : kKernels)
+      for (int channels = 1; channels <= 4; ++channels) {
+        ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
+        shape.channels = channels;
+        NlmParameters n;
+        n.mode = mode;
+        n.kernel = kernel;
+        n.search_radius = 1 + index % 4;
+        n.patch_radius = index % 3;
+        n.h = index % 5 == 0 ? 0.0f : mode == ColorMode::lab ? 4.0f : 12.0f;
+        n.sigma_n = float(index % 3) * 3.0f;
+        n.sigma_s = index % 2 ? 2.0f : 100.0f;
+        n.sigma_r = index % 4 == 1 ? 100000.0f : mode == ColorMode::lab ? 15.0f : 40.0f;
+        ++index;
+        SCOPED_TRACE(describe(n, shape));
+        const FloatImage image = random_image(rng, shape);
+        const Difference d = against_reference(n, image, run_cpu(nlm_spec(n), image));
+        EXPECT_LE(d.max_abs, kTolerance) << d.describe();
+      }
+}
+
+// Larger windows and patches on a photo-sized crop with noise, opaque and
+// with transparent holes (whose pixels are rescued from underflow).
+TEST(NlmCpu, MatchesReferenceLargerWindows) {
+  EW_SEEDED_RNG(rng);
+  for (Alpha alpha : {Alpha::opaque, Alpha::with_zeros})
+    for (int f : {2, 5}) {
+      NlmParameters n;
+      n.search_radius = 6;
+      n.patch_radius = f;
+      n.h = 10.0f;
+      n.sigma_n = 8.0f;
+      const FloatImage image = random_image(rng, {41, 37, 4}, {true, alpha});
+      SCOPED_TRACE(describe(n, image.shape()));
+      const Difference d = against_reference(n, image, run_cpu(nlm_spec(n), image));
+      EXPECT_LE(d.max_abs, kTolerance) << d.describe();
+    }
+}
+
+// With the patch term off it is the bilateral filter with radius S.
+TEST(NlmCpu, PatchTermOffIsTheBilateralFilter) {
+  EW_SEEDED_RNG(rng);
+  for (ColorMode mode : kModes)
+    for (RangeKernel kernel : kKernels) {
+      NlmParameters n;
+      n.mode = mode;
+      n.kernel = kernel;
+      n.search_radius = 4;
+      n.patch_radius = 2;
+      n.h = 0.0f;
+      n.sigma_s = 2.5f;
+      n.sigma_r = mode == ColorMode::lab ? 12.0f : 30.0f;
+      const FloatImage image = random_image(rng, {27, 19, 4});
+      SCOPED_TRACE(describe(n, image.shape()));
+      const FloatImage bilateral = run_cpu(make_spec(mode, kernel, n.sigma_s, n.sigma_r, n.search_radius), image);
+      const Difference d = max_difference(bilateral, run_cpu(nlm_spec(n), image));
+      EXPECT_LE(d.max_abs, kTolerance) << d.describe();
+    }
+}
+
+// f = 0, sigma-n = 0: the patch term is exp(-delta^2 / (C h^2)), a second
+// Gaussian range term on the centre pixels, so with the Gaussian kernel the
+// filter is the bilateral one with 1 / sigma^2 = 1 / sigma-r^2 + 2 / (C h^2).
+TEST(NlmCpu, ZeroPatchRadiusAddsARangeTerm) {
+  EW_SEEDED_RNG(rng);
+  for (ColorMode mode : {ColorMode::rgb, ColorMode::lab}) {
+    NlmParameters n;
+    n.mode = mode;
+    n.search_radius = 3;
+    n.patch_radius = 0;
+    n.h = 25.0f;
+    n.sigma_n = 0.0f;
+    n.sigma_s = 2.0f;
+    n.sigma_r = 30.0f;
+    const double channels = 3.0;
+    const double sigma = 1.0 / std::sqrt(1.0 / (double(n.sigma_r) * n.sigma_r) + 2.0 / (channels * n.h * n.h));
+    const FloatImage image = random_image(rng, {23, 29, 3});
+    SCOPED_TRACE(describe(n, image.shape()) + ", bilateral sigma-r " + std::to_string(sigma));
+    const FloatImage bilateral =
+        run_cpu(make_spec(mode, RangeKernel::gaussian, n.sigma_s, float(sigma), n.search_radius), image);
+    const Difference d = max_difference(bilateral, run_cpu(nlm_spec(n), image));
+    EXPECT_LE(d.max_abs, kTolerance) << d.describe();
+  }
+}
+
+TEST(NlmCpu, BandHeightAndThreadsDoNotChangeOutput) {
+  EW_SEEDED_RNG(rng);
+  for (ColorMode mode : kModes) {
+    NlmParameters n;
+    n.mode = mode;
+    n.search_radius = 5;
+    n.patch_radius = 2;
+    const FloatImage image = random_image(rng, {150, 61, 4});
+    SCOPED_TRACE(describe(n, image.shape()));
+    const FilterSpec spec = nlm_spec(n);
+    RunOptions whole;
+    whole.band_rows = image.shape().height;
+    whole.backend_options.threads = 1;
+    const FloatImage expected = run_cpu(spec, image, whole);
+    for (int band_rows : {1, 3, 17}) {
+      RunOptions options;
+      options.band_rows = band_rows;
+      options.backend_options.threads = 2;
+      EXPECT_TRUE(bit_identical(expected, run_cpu(spec, image, options))) << "band_rows " << band_rows;
+    }
+  }
+}
+
+TEST(NlmSpec, ValidatorNamesTheParameter) {
+  FilterSpec spec(nlm_filter());
+  EXPECT_NE(set_param(spec, "search-radius", 0.0).find("invalid search-radius 0: allowed range is 1 to 32"), std::string::npos);
+  EXPECT_NE(set_param(spec, "patch-radius", 6.0).find("invalid patch-radius 6"), std::string::npos);
+  ASSERT_EQ(set_param(spec, "h", 0.05), "");
+  EXPECT_EQ(validate(spec), "invalid h 0.05: allowed are 0 (patch term off) and 0.1 to 1000");
+  ASSERT_EQ(set_param(spec, "h", 0.0), "");
+  EXPECT_EQ(validate(spec), "");
+}
+
+TEST(NlmSpec, ReachIsSearchPlusPatchRadius) {
+  NlmParameters n;
+  n.search_radius = 7;
+  n.patch_radius = 3;
+  EXPECT_EQ(filter_reach(nlm_spec(n)), 10);
+}
+
+}  // namespace
+
+namespace {
+
+// The engine's two paths (whole buffers in memory, as the CLI and the
+// plug-in use; rows streamed from a source) give the same result.
+TEST(NlmCpu, BuffersAgreeWithStreamedRows) {
+  EW_SEEDED_RNG(rng);
+  for (ColorMode mode : kModes) {
+    NlmParameters n;
+    n.mode = mode;
+    n.search_radius = 4;
+    n.patch_radius = 1;
+    const FloatImage image = random_image(rng, {257, 301, 4});
+    SCOPED_TRACE(describe(n, image.shape()));
+    const FloatImage streamed = run_cpu(nlm_spec(n), image);
+    FloatImage buffered(image.shape());
+    RunOptions options;
+    options.backend = "cpu";
+    const ImageBuffer in{const_cast<float*>(image.pixels().data()), image.shape(), SampleType::f32, 0};
+    const ImageBuffer out{buffered.pixels().data(), image.shape(), SampleType::f32, 0};
+    run_filter(nlm_spec(n), in, out, options);
+    EXPECT_TRUE(bit_identical(streamed, buffered)) << max_difference(streamed, buffered).describe();
+  }
+}
+
+}  // namespace
