@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -171,6 +172,23 @@ TEST(CliFiles, LyingFileCostsItsDataNotItsDeclaredSize) {
   EXPECT_EQ(line_count(run.err), 1) << run.err;
   EXPECT_NE(run.err.find("lying.png"), std::string::npos) << run.err;
   EXPECT_LT(run.max_rss_kib, 100 * 1024);
+  EXPECT_EQ(out.entries(), std::vector<std::string>{});
+}
+
+// Memory the machine cannot give (here a 1 GiB address-space limit) is
+// reported as such, naming the file and what it needs; nothing is written.
+TEST(CliFiles, OutOfMemoryNamesTheFileAndTheSize) {
+  if (std::getenv("ASAN_OPTIONS"))
+    GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space; an address-space limit stops it first";
+  ScratchDir dir, out;
+  write_bytes(dir.file("big.png"), png_bomb(30000, 30000));  // 3.6 GB of pixels, within the raised limit
+  const CliResult result =
+      run_cli("--max-pixels 2000000000 " + dir.file("big.png") + " -o " + out.file("r.png"), "ulimit -v 1048576;");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(line_count(result.err), 1) << result.err;
+  EXPECT_NE(result.err.find("not enough memory for " + dir.file("big.png") + " (30000x30000 needs about"),
+            std::string::npos)
+      << result.err;
   EXPECT_EQ(out.entries(), std::vector<std::string>{});
 }
 
