@@ -169,8 +169,12 @@ std::future<void> start_writing(const Job& job, Filtered filtered, const JobOpti
   return std::async(std::launch::async, [output = job.output, format = job.format, write = files.write,
                                          filtered = std::move(filtered)] {
     write_atomically(output, [&](const std::string& temp) { write_image(temp, format, filtered.result, write); });
-    for (const auto& [path, image] : filtered.extras)
+    // Not a structured binding: C++17 lambdas cannot capture one (clang refuses).
+    for (const auto& extra : filtered.extras) {
+      const std::string& path = extra.first;
+      const DecodedImage& image = extra.second;
       write_atomically(path, [&](const std::string& temp) { write_image(temp, format_for_output(path), image); });
+    }
   });
 }
 
