@@ -42,6 +42,11 @@ rm -rf "$run/seeds"
 "$build/tests/fuzz/make_seed_corpus" "$run/seeds"
 
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# ASan keeps freed memory in quarantine to catch use-after-free; a reader
+# that allocates and frees a few MB per input filled 2 GB of it within a
+# minute (live heap 24 MB) and hit libFuzzer's RSS limit. 64 MB still
+# spans many inputs.
+export ASAN_OPTIONS="quarantine_size_mb=64${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 failed=()
 for format in png jpeg tiff; do
   target="$build/tests/fuzz/fuzz_$format"
