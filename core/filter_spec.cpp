@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 
 #include "filter_registry.h"
 
@@ -116,6 +117,16 @@ std::string value_text(const ParamInfo& info, double value) {
     if (std::strtof(text, nullptr) == float(value)) break;
   }
   return text;
+}
+
+double RequiredParams::get(const char* flag) const {
+  if (!spec.has(flag))
+    throw std::invalid_argument(std::string("the ") + spec.filter().name + " filter has no parameter " + flag);
+  return spec.get(flag);
+}
+
+void throw_if_error(const std::string& error) {
+  if (!error.empty()) throw std::invalid_argument(error);
 }
 
 }  // namespace edgewise

@@ -55,4 +55,16 @@ FilterSpec with_filter(const FilterSpec& spec, const FilterInfo& filter);
 // the same float.
 std::string value_text(const ParamInfo& info, double value);
 
+// The source a filter's generated readers take (EW_DEF_READ in param_def.h):
+// they ask for every flag of their list, and a spec of another filter that
+// lacks one is refused with std::invalid_argument naming filter and flag.
+struct RequiredParams {
+  const FilterSpec& spec;
+  double get(const char* flag) const;
+};
+
+// Throws std::invalid_argument with `error` unless it is "" (the generated
+// writers' and the typed constructors' check of set_param and validate).
+void throw_if_error(const std::string& error);
+
 }  // namespace edgewise

@@ -28,21 +28,6 @@ const ParamGroup& adaptive_group() {
   return group;
 }
 
-// The generated readers ask for every flag of their list; a spec of
-// another family has none of them.
-struct Required {
-  const FilterSpec& spec;
-  double get(const char* flag) const {
-    if (!spec.has(flag))
-      throw std::invalid_argument(std::string("the ") + spec.filter().name + " filter has no parameter " + flag);
-    return spec.get(flag);
-  }
-};
-
-void require(const std::string& error) {
-  if (!error.empty()) throw std::invalid_argument(error);
-}
-
 int radius_of(const BilateralParameters& p) {
   if (p.radius > 0) return p.radius;
   return static_cast<int>(std::ceil(2.0 * static_cast<double>(p.sigma_s)));
@@ -154,7 +139,7 @@ int sigma_channels(const FilterSpec& spec, const ImageShape& shape) {
 
 BilateralParameters bilateral_parameters(const FilterSpec& spec) {
   BilateralParameters p;
-  const Required source{spec};
+  const RequiredParams source{spec};
 #define EW_DEF_TARGET p
 #define EW_DEF_SOURCE source
 #define EW_DEF_READ
@@ -166,7 +151,7 @@ BilateralParameters bilateral_parameters(const FilterSpec& spec) {
 
 AdaptiveParameters adaptive_parameters(const FilterSpec& spec) {
   AdaptiveParameters p;
-  const Required source{spec};
+  const RequiredParams source{spec};
 #define EW_DEF_TARGET p
 #define EW_DEF_SOURCE source
 #define EW_DEF_READ
@@ -176,7 +161,7 @@ AdaptiveParameters adaptive_parameters(const FilterSpec& spec) {
   return p;
 }
 
-#define EW_DEF_WRITE_ONE(flag, value) require(set_param(spec, flag, double(value)))
+#define EW_DEF_WRITE_ONE(flag, value) throw_if_error(set_param(spec, flag, double(value)))
 
 FilterSpec bilateral_spec(const BilateralParameters& parameters) {
   FilterSpec spec(bilateral_filter());
@@ -197,7 +182,7 @@ FilterSpec adaptive_spec(const BilateralParameters& bilateral, const AdaptivePar
 #define EW_DEF_WRITE
 #include "adaptive_params.def"
 #undef EW_DEF_SOURCE
-  require(validate(spec));
+  throw_if_error(validate(spec));
   return spec;
 }
 

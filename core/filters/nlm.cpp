@@ -19,19 +19,6 @@ const ParamGroup& nlm_group() {
   return group;
 }
 
-struct Required {
-  const FilterSpec& spec;
-  double get(const char* flag) const {
-    if (!spec.has(flag))
-      throw std::invalid_argument(std::string("the ") + spec.filter().name + " filter has no parameter " + flag);
-    return spec.get(flag);
-  }
-};
-
-void require(const std::string& error) {
-  if (!error.empty()) throw std::invalid_argument(error);
-}
-
 // The largest sigma-r turns the range term off (R = 1), as the issue's
 // formula asks; any smaller value is the bilateral's range kernel.
 bool range_term_on(const NlmParameters& n) {
@@ -93,7 +80,7 @@ std::string check_nlm(const FilterSpec& spec) {
 
 NlmParameters nlm_parameters(const FilterSpec& spec) {
   NlmParameters p;
-  const Required source{spec};
+  const RequiredParams source{spec};
 #define EW_DEF_TARGET p
 #define EW_DEF_SOURCE source
 #define EW_DEF_READ
@@ -103,7 +90,7 @@ NlmParameters nlm_parameters(const FilterSpec& spec) {
   return p;
 }
 
-#define EW_DEF_WRITE_ONE(flag, value) require(set_param(spec, flag, double(value)))
+#define EW_DEF_WRITE_ONE(flag, value) throw_if_error(set_param(spec, flag, double(value)))
 
 FilterSpec nlm_spec(const NlmParameters& parameters) {
   FilterSpec spec(nlm_filter());
@@ -111,7 +98,7 @@ FilterSpec nlm_spec(const NlmParameters& parameters) {
 #define EW_DEF_WRITE
 #include "nlm_params.def"
 #undef EW_DEF_SOURCE
-  require(validate(spec));
+  throw_if_error(validate(spec));
   return spec;
 }
 
