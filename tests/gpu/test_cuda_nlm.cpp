@@ -15,11 +15,10 @@ namespace {
 using namespace edgewise;
 using namespace edgewise_test;
 
-#define REQUIRE_GPU()                                                                 \
-  do {                                                                                \
-    std::string why;                                                                  \
-    if (!find_backend(installed_backends(), "cuda")->usable(why))                     \
-      GTEST_SKIP() << "no usable CUDA device: " << why;                               \
+#define REQUIRE_GPU()                                                                                               \
+  do {                                                                                                              \
+    std::string why;                                                                                                \
+    if (!find_backend(installed_backends(), "cuda")->usable(why)) GTEST_SKIP() << "no usable CUDA device: " << why; \
   } while (0)
 
 FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30) {
@@ -47,8 +46,8 @@ edgewise_reference::NlmSettings reference_of(const NlmParameters& n) {
 }
 
 std::string describe(const NlmParameters& n, const ImageShape& shape) {
-  return std::string("nlm ") + to_string(n.mode) + " " + to_string(n.kernel) + " S=" +
-         std::to_string(n.search_radius) + " f=" + std::to_string(n.patch_radius) + " h=" + std::to_string(n.h) +
+  return std::string("nlm ") + to_string(n.mode) + " " + to_string(n.kernel) + " S=" + std::to_string(n.search_radius) +
+         " f=" + std::to_string(n.patch_radius) + " h=" + std::to_string(n.h) +
          " sigma-r=" + std::to_string(n.sigma_r) + " on " + std::to_string(shape.width) + "x" +
          std::to_string(shape.height) + "x" + std::to_string(shape.channels);
 }
@@ -60,31 +59,33 @@ void every_variant(int max_search, bool short_run) {
   EW_SEEDED_RNG(rng);
   const ImageShape sizes[] = {{1, 1, 3}, {1, 23, 4}, {29, 1, 1}, {13, 7, 2}, {37, 19, 3}, {45, 33, 4}};
   int index = 0;
-  for (ColorMode mode : kModes)
-    for (RangeKernel kernel : kKernels)
-      for (int channels = 1; channels <= 4; ++channels) {
-        ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
-        shape.channels = channels;
-        NlmParameters n;
-        n.mode = mode;
-        n.kernel = kernel;
-        n.search_radius = 1 + index % max_search;
-        n.patch_radius = index % 3;
-        n.h = index % 5 == 0 ? 0.0f : mode == ColorMode::lab ? 4.0f : 12.0f;
-        n.sigma_n = float(index % 3) * 3.0f;
-        n.sigma_s = index % 2 ? 2.0f : 100.0f;
-        n.sigma_r = index % 4 == 1 ? 100000.0f : mode == ColorMode::lab ? 15.0f : 40.0f;
-        ++index;
-        SCOPED_TRACE(describe(n, shape));
-        const FloatImage image = random_image(rng, shape);
-        const FloatImage got = run_gpu(nlm_spec(n), image);
-        if (short_run) continue;  // compute-sanitizer: every variant runs, the checks are the other tests'
-        const Difference d =
-            max_difference(edgewise_reference::nlm_reference(to_reference(image), reference_of(n)), got);
-        EXPECT_LE(d.max_abs, 1e-4) << d.describe();
-        const Difference cpu = max_difference(run_cpu(nlm_spec(n), image), got);
-        EXPECT_LE(cpu.max_abs, 1e-4) << cpu.describe();
-      }
+  // Every patch radius: the kernel is compiled once per radius.
+  for (int patch = 0; patch <= 5; ++patch)
+    for (ColorMode mode : kModes)
+      for (RangeKernel kernel : kKernels)
+        for (int channels = 1; channels <= 4; ++channels) {
+          ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
+          shape.channels = channels;
+          NlmParameters n;
+          n.mode = mode;
+          n.kernel = kernel;
+          n.search_radius = 1 + index % max_search;
+          n.patch_radius = patch;
+          n.h = index % 5 == 0 ? 0.0f : mode == ColorMode::lab ? 4.0f : 12.0f;
+          n.sigma_n = float(index % 3) * 3.0f;
+          n.sigma_s = index % 2 ? 2.0f : 100.0f;
+          n.sigma_r = index % 4 == 1 ? 100000.0f : mode == ColorMode::lab ? 15.0f : 40.0f;
+          ++index;
+          SCOPED_TRACE(describe(n, shape));
+          const FloatImage image = random_image(rng, shape);
+          const FloatImage got = run_gpu(nlm_spec(n), image);
+          if (short_run) continue;  // compute-sanitizer: every variant runs, the checks are the other tests'
+          const Difference d =
+              max_difference(edgewise_reference::nlm_reference(to_reference(image), reference_of(n)), got);
+          EXPECT_LE(d.max_abs, 1e-4) << d.describe();
+          const Difference cpu = max_difference(run_cpu(nlm_spec(n), image), got);
+          EXPECT_LE(cpu.max_abs, 1e-4) << cpu.describe();
+        }
 }
 
 TEST(CudaNlm, MatchesReferenceEveryModeKernelLayout) {
@@ -104,8 +105,8 @@ TEST(CudaNlm, LargestRadiiMatchReference) {
     n.h = mode == ColorMode::lab ? 4.0f : 10.0f;
     const FloatImage image = random_image(rng, {41, 33, 4}, {true, Alpha::with_zeros});
     SCOPED_TRACE(describe(n, image.shape()));
-    const Difference d = max_difference(
-        edgewise_reference::nlm_reference(to_reference(image), reference_of(n)), run_gpu(nlm_spec(n), image));
+    const Difference d = max_difference(edgewise_reference::nlm_reference(to_reference(image), reference_of(n)),
+                                        run_gpu(nlm_spec(n), image));
     EXPECT_LE(d.max_abs, 1e-4) << d.describe();
   }
 }
