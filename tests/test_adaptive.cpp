@@ -12,8 +12,6 @@ using namespace edgewise;
 using namespace edgewise_test;
 
 constexpr double kTolerance = 1e-4;
-const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
-const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 
 FilterSpec adaptive(ColorMode mode, RangeKernel kernel, float sigma_s, float sigma_r, int radius,
                     const AdaptiveParameters& parameters = {}) {

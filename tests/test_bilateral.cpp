@@ -35,8 +35,6 @@ using edgewise::RunOptions;
 // backend float32 with a polynomial exponential.
 constexpr double kTolerance = 1e-4;
 
-const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
-const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 const int kChannelCounts[] = {1, 2, 3, 4};
 
 bool has_alpha(int channels) { return channels == 2 || channels == 4; }

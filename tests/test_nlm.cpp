@@ -7,7 +7,6 @@
 #include <cmath>
 
 #include "nlm.h"
-#include "reference/nlm_reference.h"
 #include "test_support.h"
 
 namespace {
@@ -16,34 +15,9 @@ using namespace edgewise;
 using namespace edgewise_test;
 
 constexpr double kTolerance = 1e-4;
-const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
-const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
-
-edgewise_reference::NlmSettings reference_of(const NlmParameters& n) {
-  edgewise_reference::NlmSettings s;
-  s.mode = n.mode == ColorMode::per_channel ? edgewise_reference::Mode::per_channel
-           : n.mode == ColorMode::rgb       ? edgewise_reference::Mode::rgb
-                                            : edgewise_reference::Mode::lab;
-  s.kernel = static_cast<edgewise_reference::Kernel>(static_cast<int>(n.kernel));
-  s.search_radius = n.search_radius;
-  s.patch_radius = n.patch_radius;
-  s.h = n.h;
-  s.sigma_n = n.sigma_n;
-  s.sigma_s = n.sigma_s;
-  s.sigma_r = n.sigma_r;
-  return s;
-}
-
-std::string describe(const NlmParameters& n, const ImageShape& shape) {
-  return std::string("nlm ") + to_string(n.mode) + " " + to_string(n.kernel) + " S=" +
-         std::to_string(n.search_radius) + " f=" + std::to_string(n.patch_radius) + " h=" + std::to_string(n.h) +
-         " sigma-n=" + std::to_string(n.sigma_n) + " sigma-s=" + std::to_string(n.sigma_s) +
-         " sigma-r=" + std::to_string(n.sigma_r) + " on " + std::to_string(shape.width) + "x" +
-         std::to_string(shape.height) + "x" + std::to_string(shape.channels);
-}
 
 Difference against_reference(const NlmParameters& n, const FloatImage& image, const FloatImage& got) {
-  return max_difference(edgewise_reference::nlm_reference(to_reference(image), reference_of(n)), got);
+  return max_difference(run_reference(n, image), got);
 }
 
 TEST(NlmCpu, MatchesReferenceEveryModeKernelLayout) {

@@ -37,8 +37,6 @@ using edgewise_dialog::PreviewWorker;
 using edgewise_dialog::Rect;
 using edgewise_dialog::View;
 
-const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
-const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 const char* const kBackends[] = {"auto", "cpu", "cuda"};
 
 // An 8-bit image as the CLI decodes it: random_image rounded to 8 bits.
@@ -766,11 +764,6 @@ TEST(PreviewWorker, CancelDropsPendingAndRunningRequests) {
 
 // ---------------------------------------------------------------- CUDA
 
-std::string gpu_unavailable_reason() {
-  std::string description;
-  return find_backend(installed_backends(), "cuda")->usable(description) ? std::string() : description;
-}
-
 TEST(PreviewErrors, CudaWithoutADeviceReportsTheError) {
   const std::string why = gpu_unavailable_reason();
   if (why.empty()) GTEST_SKIP() << "a usable CUDA device exists, so backend cuda does not fail";
@@ -789,8 +782,7 @@ TEST(PreviewErrors, CudaWithoutADeviceReportsTheError) {
 }
 
 TEST(PreviewCuda, MatchesTheCpuRenderWithinOneCodeValue) {
-  const std::string why = gpu_unavailable_reason();
-  if (!why.empty()) GTEST_SKIP() << "no usable CUDA device: " << why;
+  REQUIRE_GPU();
   EW_SEEDED_RNG(rng);
   int worst = 0;
   std::string worst_case;

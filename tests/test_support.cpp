@@ -180,6 +180,34 @@ ReferenceImage run_reference(const FilterSpec& spec, const FloatImage& image) {
   return edgewise_reference::bilateral_reference(to_reference(image), reference_settings(spec));
 }
 
+edgewise_reference::NlmSettings reference_settings(const NlmParameters& n) {
+  edgewise_reference::NlmSettings s;
+  s.mode = n.mode == edgewise::ColorMode::per_channel ? edgewise_reference::Mode::per_channel
+           : n.mode == edgewise::ColorMode::rgb       ? edgewise_reference::Mode::rgb
+                                                      : edgewise_reference::Mode::lab;
+  s.kernel = static_cast<edgewise_reference::Kernel>(static_cast<int>(n.kernel));
+  s.search_radius = n.search_radius;
+  s.patch_radius = n.patch_radius;
+  s.h = n.h;
+  s.sigma_n = n.sigma_n;
+  s.sigma_s = n.sigma_s;
+  s.sigma_r = n.sigma_r;
+  return s;
+}
+
+ReferenceImage run_reference(const NlmParameters& n, const FloatImage& image) {
+  return edgewise_reference::nlm_reference(to_reference(image), reference_settings(n));
+}
+
+std::string describe(const NlmParameters& n, const ImageShape& shape) {
+  using edgewise::to_string;
+  return std::string("nlm ") + to_string(n.mode) + " " + to_string(n.kernel) + " S=" + std::to_string(n.search_radius) +
+         " f=" + std::to_string(n.patch_radius) + " h=" + std::to_string(n.h) +
+         " sigma-n=" + std::to_string(n.sigma_n) + " sigma-s=" + std::to_string(n.sigma_s) +
+         " sigma-r=" + std::to_string(n.sigma_r) + " on " + std::to_string(shape.width) + "x" +
+         std::to_string(shape.height) + "x" + std::to_string(shape.channels);
+}
+
 FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::RunOptions options) {
   options.backend = "cpu";
   FloatImage source = image;
@@ -187,6 +215,20 @@ FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::Ru
   const edgewise::RunReport report = edgewise::run_filter(spec, image.shape(), source, output, options);
   EXPECT_EQ(report.backend.rfind("cpu", 0), 0u) << "ran on " << report.backend;
   EXPECT_TRUE(report.fallback_reason.empty()) << report.fallback_reason;
+  return output;
+}
+
+std::string gpu_unavailable_reason() {
+  std::string why;
+  return edgewise::find_backend(edgewise::installed_backends(), "cuda")->usable(why) ? std::string() : why;
+}
+
+FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget) {
+  edgewise::RunOptions options;
+  options.backend = "cuda";
+  options.backend_options.gpu_memory_budget = budget;
+  FloatImage source = image, output(image.shape());
+  edgewise::run_filter(spec, image.shape(), source, output, options);
   return output;
 }
 

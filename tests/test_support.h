@@ -1,6 +1,7 @@
 // Helpers shared by the test executables: seeded random images that look
-// like photographs (gradients, edges, noise), the double reference run on a
-// FilterSpec, and comparisons that say where two images differ.
+// like photographs (gradients, edges, noise), the double references run on a
+// FilterSpec or on the nlm filter's values, the CPU and GPU backends run on
+// an image, and comparisons that say where two images differ.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,7 +14,9 @@
 #include "engine.h"
 #include "filter_spec.h"
 #include "float_image.h"
+#include "nlm.h"
 #include "reference/bilateral_reference.h"
+#include "reference/nlm_reference.h"
 
 namespace edgewise_test {
 
@@ -22,6 +25,7 @@ using edgewise::BilateralParameters;
 using edgewise::FilterSpec;
 using edgewise::FloatImage;
 using edgewise::ImageShape;
+using edgewise::NlmParameters;
 using edgewise_reference::ReferenceImage;
 
 // A fresh seed from std::random_device, or EDGEWISE_TEST_SEED when set, so a
@@ -35,6 +39,23 @@ std::string seed_message(uint64_t seed);
   const uint64_t rng##_seed = ::edgewise_test::test_seed(); \
   SCOPED_TRACE(::edgewise_test::seed_message(rng##_seed));  \
   std::mt19937_64 rng(rng##_seed)
+
+// Why the CUDA backend cannot run here, or "" when it can.
+std::string gpu_unavailable_reason();
+
+// Skips the enclosing test, with the reason, where no CUDA device is usable
+// (the GPU tests are built everywhere; tests/gpu/run.sh runs them on a GPU).
+#define REQUIRE_GPU()                                                   \
+  do {                                                                  \
+    const std::string why = ::edgewise_test::gpu_unavailable_reason();  \
+    if (!why.empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
+  } while (0)
+
+// Every colour mode and range kernel, for tests that run each.
+inline constexpr edgewise::ColorMode kModes[] = {edgewise::ColorMode::per_channel, edgewise::ColorMode::rgb,
+                                                 edgewise::ColorMode::lab};
+inline constexpr edgewise::RangeKernel kKernels[] = {edgewise::RangeKernel::gaussian, edgewise::RangeKernel::tukey,
+                                                     edgewise::RangeKernel::lorentz, edgewise::RangeKernel::huber};
 
 enum class Alpha {
   opaque,      // alpha 1 everywhere
@@ -67,8 +88,17 @@ ReferenceImage run_reference(const FilterSpec& spec, const FloatImage& image);
 // The values of a spec of the bilateral family.
 inline BilateralParameters bilateral_of(const FilterSpec& spec) { return edgewise::bilateral_parameters(spec); }
 
+// The nlm filter's values as the double reference takes them, that
+// reference run on `image`, and the values with the shape for a trace.
+edgewise_reference::NlmSettings reference_settings(const NlmParameters& n);
+ReferenceImage run_reference(const NlmParameters& n, const FloatImage& image);
+std::string describe(const NlmParameters& n, const ImageShape& shape);
+
 // run_filter on the CPU backend with the given options (backend forced to cpu).
 FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::RunOptions options = {});
+// run_filter on the CUDA backend, rows streamed, within `budget` bytes of
+// GPU memory (REQUIRE_GPU first).
+FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30);
 
 struct Difference {
   double max_abs = 0.0;

@@ -16,8 +16,6 @@ using namespace edgewise;
 using namespace edgewise_test;
 
 constexpr double kTolerance = 1e-4;
-const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
-const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 
 FilterSpec in_space(FilterSpec spec, WorkingSpace space) {
   EXPECT_EQ(set_param(spec, "working-space", double(static_cast<int>(space))), "");

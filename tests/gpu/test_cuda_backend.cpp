@@ -16,26 +16,6 @@ namespace {
 using namespace edgewise;
 using namespace edgewise_test;
 
-std::string gpu_unavailable_reason() {
-  std::string why;
-  return find_backend(installed_backends(), "cuda")->usable(why) ? std::string() : why;
-}
-
-#define REQUIRE_GPU()                                                   \
-  do {                                                                  \
-    const std::string why = gpu_unavailable_reason();                   \
-    if (!why.empty()) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
-
-FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30) {
-  RunOptions options;
-  options.backend = "cuda";
-  options.backend_options.gpu_memory_budget = budget;
-  FloatImage source = image, output(image.shape());
-  run_filter(spec, image.shape(), source, output, options);
-  return output;
-}
-
 // The raw-buffer path: float samples uploaded as they are.
 FloatImage run_gpu_buffers(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30) {
   RunOptions options;
@@ -58,9 +38,6 @@ void expect_gpu_matches_reference(const FilterSpec& spec, const FloatImage& imag
   const Difference buffered = max_difference(expected, run_gpu_buffers(spec, image));
   EXPECT_LE(buffered.max_abs, 1e-4) << buffered.describe();
 }
-
-const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
-const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 
 TEST(CudaBackend, MatchesReferenceEveryModeKernelRadius) {
   REQUIRE_GPU();

@@ -7,53 +7,12 @@
 #include <string>
 
 #include "nlm.h"
-#include "reference/nlm_reference.h"
 #include "test_support.h"
 
 namespace {
 
 using namespace edgewise;
 using namespace edgewise_test;
-
-#define REQUIRE_GPU()                                                                                               \
-  do {                                                                                                              \
-    std::string why;                                                                                                \
-    if (!find_backend(installed_backends(), "cuda")->usable(why)) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
-
-FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30) {
-  RunOptions options;
-  options.backend = "cuda";
-  options.backend_options.gpu_memory_budget = budget;
-  FloatImage source = image, output(image.shape());
-  run_filter(spec, image.shape(), source, output, options);
-  return output;
-}
-
-edgewise_reference::NlmSettings reference_of(const NlmParameters& n) {
-  edgewise_reference::NlmSettings s;
-  s.mode = n.mode == ColorMode::per_channel ? edgewise_reference::Mode::per_channel
-           : n.mode == ColorMode::rgb       ? edgewise_reference::Mode::rgb
-                                            : edgewise_reference::Mode::lab;
-  s.kernel = static_cast<edgewise_reference::Kernel>(static_cast<int>(n.kernel));
-  s.search_radius = n.search_radius;
-  s.patch_radius = n.patch_radius;
-  s.h = n.h;
-  s.sigma_n = n.sigma_n;
-  s.sigma_s = n.sigma_s;
-  s.sigma_r = n.sigma_r;
-  return s;
-}
-
-std::string describe(const NlmParameters& n, const ImageShape& shape) {
-  return std::string("nlm ") + to_string(n.mode) + " " + to_string(n.kernel) + " S=" + std::to_string(n.search_radius) +
-         " f=" + std::to_string(n.patch_radius) + " h=" + std::to_string(n.h) +
-         " sigma-r=" + std::to_string(n.sigma_r) + " on " + std::to_string(shape.width) + "x" +
-         std::to_string(shape.height) + "x" + std::to_string(shape.channels);
-}
-
-const ColorMode kModes[] = {ColorMode::per_channel, ColorMode::rgb, ColorMode::lab};
-const RangeKernel kKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 
 void every_variant(int max_search, bool short_run) {
   EW_SEEDED_RNG(rng);
@@ -80,8 +39,7 @@ void every_variant(int max_search, bool short_run) {
           const FloatImage image = random_image(rng, shape);
           const FloatImage got = run_gpu(nlm_spec(n), image);
           if (short_run) continue;  // compute-sanitizer: every variant runs, the checks are the other tests'
-          const Difference d =
-              max_difference(edgewise_reference::nlm_reference(to_reference(image), reference_of(n)), got);
+          const Difference d = max_difference(run_reference(n, image), got);
           EXPECT_LE(d.max_abs, 1e-4) << d.describe();
           const Difference cpu = max_difference(run_cpu(nlm_spec(n), image), got);
           EXPECT_LE(cpu.max_abs, 1e-4) << cpu.describe();
@@ -105,8 +63,7 @@ TEST(CudaNlm, LargestRadiiMatchReference) {
     n.h = mode == ColorMode::lab ? 4.0f : 10.0f;
     const FloatImage image = random_image(rng, {41, 33, 4}, {true, Alpha::with_zeros});
     SCOPED_TRACE(describe(n, image.shape()));
-    const Difference d = max_difference(edgewise_reference::nlm_reference(to_reference(image), reference_of(n)),
-                                        run_gpu(nlm_spec(n), image));
+    const Difference d = max_difference(run_reference(n, image), run_gpu(nlm_spec(n), image));
     EXPECT_LE(d.max_abs, 1e-4) << d.describe();
   }
 }
