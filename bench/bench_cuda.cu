@@ -17,10 +17,12 @@
 
 #include "bilateral_cuda.h"
 #include "color_lab.h"
+#include "cuda_timing.h"
 #include "device_resources.h"
 #include "engine.h"
 
 using namespace edgewise;
+using edgewise_bench::median_event_ms;
 
 namespace {
 
@@ -31,28 +33,6 @@ float sample(int x, int y, int c, std::mt19937& rng) {
   std::normal_distribution<float> noise(0.0f, 0.03f);
   const float base = 0.5f + 0.3f * std::sin(x * 0.01f + c) * std::cos(y * 0.013f) + ((x / 300 + y / 200) % 2) * 0.15f;
   return std::clamp(base + noise(rng), 0.0f, 1.0f);
-}
-
-template <class F>
-float median_event_ms(F&& launch, int repeats) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  launch();
-  cuda::check(cudaDeviceSynchronize(), "warm-up");
-  std::vector<float> times;
-  for (int i = 0; i < repeats; ++i) {
-    cudaEventRecord(start);
-    launch();
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    times.push_back(ms);
-  }
-  cuda::check(cudaGetLastError(), "timed launches");
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 // EDGEWISE_BENCH_ONLY=mode:r (e.g. rgb:7) runs one row, for the profiler.
