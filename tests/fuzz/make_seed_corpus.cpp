@@ -25,6 +25,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -202,6 +203,7 @@ void write_tiff_layout(const std::string& path, const TiffLayout& layout) {
 }
 
 using Reader = std::function<DecodedImage(const std::string&)>;
+using Writer = void (*)(const std::string&, const DecodedImage&, const edgewise_cli::WriteOptions&);
 
 // Files from the CLI's writers must read back as written (pixels exactly,
 // except through lossy JPEG).
@@ -224,21 +226,35 @@ void report_reader(const std::string& path, const Reader& read) {
   }
 }
 
+struct SeedImage {
+  const char* name;
+  int width, height, channels, bits;
+};
+
+// Each image written by one of the CLI's writers as DIR/NAME.EXTENSION and
+// read back (check_round_trip).
+void write_cli_seeds(const std::string& dir, const char* extension, const Writer& write, const Reader& read,
+                     bool lossless, std::initializer_list<SeedImage> images) {
+  for (const SeedImage& seed : images) {
+    const DecodedImage image = make_image(seed.width, seed.height, seed.channels, seed.bits);
+    const std::string path = dir + "/" + seed.name + extension;
+    write(path, image, {});  // the default options
+    check_round_trip(path, image, read, lossless);
+  }
+}
+
 void write_png_seeds(const std::string& dir) {
   const Reader read = [](const std::string& path) { return edgewise_cli::read_png(path); };
-  struct Case {
-    const char* name;
-    int width, height, channels, bits;
-  };
-  for (const Case& c : {Case{"grey8", 16, 12, 1, 8}, Case{"grey-alpha8", 16, 12, 2, 8}, Case{"rgb8", 16, 12, 3, 8},
-                        Case{"rgba8", 16, 12, 4, 8}, Case{"grey16", 16, 12, 1, 16},
-                        Case{"grey-alpha16", 9, 7, 2, 16}, Case{"rgb16", 13, 11, 3, 16}, Case{"rgba16", 16, 12, 4, 16},
-                        Case{"one-pixel", 1, 1, 3, 8}}) {
-    const DecodedImage image = make_image(c.width, c.height, c.channels, c.bits);
-    const std::string path = dir + "/" + c.name + ".png";
-    edgewise_cli::write_png(path, image);
-    check_round_trip(path, image, read, true);
-  }
+  write_cli_seeds(dir, ".png", edgewise_cli::write_png, read, true,
+                  {{"grey8", 16, 12, 1, 8},
+                   {"grey-alpha8", 16, 12, 2, 8},
+                   {"rgb8", 16, 12, 3, 8},
+                   {"rgba8", 16, 12, 4, 8},
+                   {"grey16", 16, 12, 1, 16},
+                   {"grey-alpha16", 9, 7, 2, 16},
+                   {"rgb16", 13, 11, 3, 16},
+                   {"rgba16", 16, 12, 4, 16},
+                   {"one-pixel", 1, 1, 3, 8}});
   struct Layout {
     const char* name;
     int color_type, bit_depth;
@@ -258,17 +274,9 @@ void write_png_seeds(const std::string& dir) {
 
 void write_jpeg_seeds(const std::string& dir) {
   const Reader read = [](const std::string& path) { return edgewise_cli::read_jpeg(path); };
-  struct Case {
-    const char* name;
-    int width, height, channels;
-  };
   // 33x17: partial 8x8 blocks on both edges.
-  for (const Case& c : {Case{"grey", 16, 12, 1}, Case{"rgb", 16, 12, 3}, Case{"rgb-odd-size", 33, 17, 3}}) {
-    const DecodedImage image = make_image(c.width, c.height, c.channels, 8);
-    const std::string path = dir + "/" + c.name + ".jpg";
-    edgewise_cli::write_jpeg(path, image);
-    check_round_trip(path, image, read, false);
-  }
+  write_cli_seeds(dir, ".jpg", edgewise_cli::write_jpeg, read, false,
+                  {{"grey", 16, 12, 1, 8}, {"rgb", 16, 12, 3, 8}, {"rgb-odd-size", 33, 17, 3, 8}});
   const std::string path = dir + "/progressive-420.jpg";
   write_progressive_jpeg(path, make_image(24, 20, 3, 8));
   report_reader(path, read);
@@ -276,20 +284,15 @@ void write_jpeg_seeds(const std::string& dir) {
 
 void write_tiff_seeds(const std::string& dir) {
   const Reader read = [](const std::string& path) { return edgewise_cli::read_tiff(path); };
-  struct Case {
-    const char* name;
-    int width, height, channels, bits;
-  };
   // 64x48 RGB 16-bit is 384 bytes a row: the writer's 8 KiB strips make
   // three of them.
-  for (const Case& c : {Case{"grey8", 16, 12, 1, 8}, Case{"grey-alpha16", 16, 12, 2, 16}, Case{"rgb8", 16, 12, 3, 8},
-                        Case{"rgba8", 16, 12, 4, 8}, Case{"rgba16", 11, 9, 4, 16},
-                        Case{"multi-strip-rgb16", 64, 48, 3, 16}}) {
-    const DecodedImage image = make_image(c.width, c.height, c.channels, c.bits);
-    const std::string path = dir + "/" + c.name + ".tif";
-    edgewise_cli::write_tiff(path, image);
-    check_round_trip(path, image, read, true);
-  }
+  write_cli_seeds(dir, ".tif", edgewise_cli::write_tiff, read, true,
+                  {{"grey8", 16, 12, 1, 8},
+                   {"grey-alpha16", 16, 12, 2, 16},
+                   {"rgb8", 16, 12, 3, 8},
+                   {"rgba8", 16, 12, 4, 8},
+                   {"rgba16", 11, 9, 4, 16},
+                   {"multi-strip-rgb16", 64, 48, 3, 16}});
   struct Layout {
     const char* name;
     TiffLayout layout;
