@@ -64,23 +64,15 @@ cv::Mat add_noise(const cv::Mat& clean, double sigma, unsigned seed) {
   return noisy;
 }
 
-// OpenCV stores BGR; Edgewise wants R'G'B'. Grey needs no swap.
-cv::Mat edgewise_filter(const cv::Mat& noisy, edgewise::ColorMode mode, double sigma_s, double sigma_r,
-                        bool adaptive = false, double adapt_k = 0.5) {
+// Edgewise on the CPU, 8-bit in and out. OpenCV stores BGR; Edgewise wants
+// R'G'B'. Grey needs no swap.
+cv::Mat run_edgewise(const cv::Mat& noisy, const edgewise::FilterSpec& spec) {
   cv::Mat rgb, out;
   if (noisy.channels() == 3)
     cv::cvtColor(noisy, rgb, cv::COLOR_BGR2RGB);
   else
     rgb = noisy.clone();
   out = rgb.clone();
-  edgewise::BilateralParameters parameters;
-  parameters.mode = mode;
-  parameters.sigma_s = float(sigma_s);
-  parameters.sigma_r = float(sigma_r);
-  edgewise::AdaptiveParameters adaptive_parameters;  // eps, min, max at their defaults
-  adaptive_parameters.adapt_k = float(adapt_k);
-  const edgewise::FilterSpec spec =
-      adaptive ? edgewise::adaptive_spec(parameters, adaptive_parameters) : edgewise::bilateral_spec(parameters);
   const edgewise::ImageShape shape{rgb.cols, rgb.rows, rgb.channels()};
   edgewise::RunOptions options;
   options.backend = "cpu";
@@ -90,6 +82,18 @@ cv::Mat edgewise_filter(const cv::Mat& noisy, edgewise::ColorMode mode, double s
   return out;
 }
 
+cv::Mat edgewise_filter(const cv::Mat& noisy, edgewise::ColorMode mode, double sigma_s, double sigma_r,
+                        bool adaptive = false, double adapt_k = 0.5) {
+  edgewise::BilateralParameters parameters;
+  parameters.mode = mode;
+  parameters.sigma_s = float(sigma_s);
+  parameters.sigma_r = float(sigma_r);
+  edgewise::AdaptiveParameters adaptive_parameters;  // eps, min, max at their defaults
+  adaptive_parameters.adapt_k = float(adapt_k);
+  return run_edgewise(noisy, adaptive ? edgewise::adaptive_spec(parameters, adaptive_parameters)
+                                      : edgewise::bilateral_spec(parameters));
+}
+
 cv::Mat opencv_filter(const cv::Mat& noisy, double sigma_s, double sigma_r) {
   cv::Mat out;
   const int radius = int(std::ceil(2 * sigma_s));
@@ -97,16 +101,20 @@ cv::Mat opencv_filter(const cv::Mat& noisy, double sigma_s, double sigma_r) {
   return out;
 }
 
-// G'MIC through its command line, as a batch user would call it.
-cv::Mat gmic_filter(const cv::Mat& noisy, double sigma_s, double sigma_r) {
+// G'MIC through its command line, as a batch user would call it: `gmic_command`
+// applied to the noisy image written as a PNG; an empty Mat when gmic fails.
+cv::Mat run_gmic(const cv::Mat& noisy, const std::string& gmic_command) {
   const std::string dir = "/tmp/edgewise-quality-" + std::to_string(getpid());
   std::system(("mkdir -p " + dir).c_str());
   const std::string in = dir + "/in.png", out = dir + "/out.png";
   cv::imwrite(in, noisy);
-  const std::string command = "gmic -v -1 " + in + " bilateral " + std::to_string(sigma_s) + "," +
-                              std::to_string(sigma_r) + " -o " + out + " > /dev/null 2>&1";
+  const std::string command = "gmic -v -1 " + in + " " + gmic_command + " -o " + out + " > /dev/null 2>&1";
   if (std::system(command.c_str()) != 0) return cv::Mat();
   return cv::imread(out, noisy.channels() == 3 ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE);
+}
+
+cv::Mat gmic_filter(const cv::Mat& noisy, double sigma_s, double sigma_r) {
+  return run_gmic(noisy, "bilateral " + std::to_string(sigma_s) + "," + std::to_string(sigma_r));
 }
 
 const int kNlmWindows[6][2] = {{1, 5}, {1, 7}, {1, 10}, {2, 7}, {2, 10}, {3, 10}};
@@ -114,25 +122,12 @@ const int kOpencvNlmWindows[6][2] = {{3, 11}, {3, 21}, {5, 21}, {7, 21}, {5, 11}
 const int kGmicDenoise[6][3] = {{5, 5, 6}, {10, 5, 6}, {10, 3, 6}, {10, 7, 10}, {20, 5, 10}, {5, 3, 6}};
 
 cv::Mat edgewise_nlm(const cv::Mat& noisy, int config, double h) {
-  cv::Mat rgb, out;
-  if (noisy.channels() == 3)
-    cv::cvtColor(noisy, rgb, cv::COLOR_BGR2RGB);
-  else
-    rgb = noisy.clone();
-  out = rgb.clone();
   edgewise::NlmParameters parameters;
   parameters.patch_radius = kNlmWindows[config][0];
   parameters.search_radius = kNlmWindows[config][1];
   parameters.h = float(h);
   parameters.sigma_n = float(current_noise_sigma);
-  const edgewise::ImageShape shape{rgb.cols, rgb.rows, rgb.channels()};
-  edgewise::RunOptions options;
-  options.backend = "cpu";
-  edgewise::run_filter(edgewise::nlm_spec(parameters),
-                       edgewise::ImageBuffer{rgb.data, shape, edgewise::SampleType::u8, rgb.step},
-                       edgewise::ImageBuffer{out.data, shape, edgewise::SampleType::u8, out.step}, options);
-  if (out.channels() == 3) cv::cvtColor(out, out, cv::COLOR_RGB2BGR);
-  return out;
+  return run_edgewise(noisy, edgewise::nlm_spec(parameters));
 }
 
 cv::Mat opencv_nlm(const cv::Mat& noisy, int config, double h) {
@@ -146,15 +141,8 @@ cv::Mat opencv_nlm(const cv::Mat& noisy, int config, double h) {
 }
 
 cv::Mat gmic_denoise(const cv::Mat& noisy, int config, double sigma_p) {
-  const std::string dir = "/tmp/edgewise-quality-" + std::to_string(getpid());
-  std::system(("mkdir -p " + dir).c_str());
-  const std::string in = dir + "/in.png", out = dir + "/out.png";
-  cv::imwrite(in, noisy);
-  const std::string command = "gmic -v -1 " + in + " denoise " + std::to_string(kGmicDenoise[config][0]) + "," +
-                              std::to_string(sigma_p) + "," + std::to_string(kGmicDenoise[config][1]) + "," +
-                              std::to_string(kGmicDenoise[config][2]) + " -o " + out + " > /dev/null 2>&1";
-  if (std::system(command.c_str()) != 0) return cv::Mat();
-  return cv::imread(out, noisy.channels() == 3 ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE);
+  return run_gmic(noisy, "denoise " + std::to_string(kGmicDenoise[config][0]) + "," + std::to_string(sigma_p) + "," +
+                             std::to_string(kGmicDenoise[config][1]) + "," + std::to_string(kGmicDenoise[config][2]));
 }
 
 struct Method {
