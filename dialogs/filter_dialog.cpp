@@ -150,6 +150,12 @@ GtkWidget* FilterDialog::build_controls() {
     controls_.add_rows(GTK_GRID(rows), block.rows);
     gtk_container_add(GTK_CONTAINER(frame), rows);
     gtk_box_pack_start(GTK_BOX(column), frame, FALSE, FALSE, 0);
+    // Shown by changed() when the chosen filter takes the group, never by
+    // run()'s show_all: the window's first size is then the chosen
+    // filter's rows, not every filter's frames stacked (a fourth filter
+    // made it taller than a 900-pixel screen).
+    gtk_widget_show_all(rows);
+    gtk_widget_set_no_show_all(frame, TRUE);
     frames_.emplace_back(frame, &block);
   }
   GtkWidget* backend_grid = new_grid();
