@@ -94,12 +94,6 @@ std::string wrap(const std::string& text, size_t indent = 6) {
   return out + "\n";
 }
 
-std::string number(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
 void describe_param(std::ostream& out, const edgewise::ParamInfo& info) {
   std::string usage = std::string("  --") + info.cli_flag + " ";
   if (info.is_enum()) {
@@ -107,16 +101,13 @@ void describe_param(std::ostream& out, const edgewise::ParamInfo& info) {
   } else {
     usage += info.is_integer() ? "N" : "F";
   }
-  std::string text = info.help;
-  const std::string unit = info.unit_text();
-  if (!unit.empty()) text += ", in " + unit;
-  text += ". Default ";
-  if (info.is_enum()) {
+  // The valid values in the words of every other message (units, "an
+  // integer", what 0 means): ParamInfo::range_text.
+  std::string text = std::string(info.help) + ". Default ";
+  if (info.is_enum())
     text += info.default_token;
-  } else {
-    text += number(info.default_value) + ", range " + number(info.hard_min) + " to " + number(info.hard_max);
-    if (info.is_integer()) text += " (integer)";
-  }
+  else
+    text += edgewise::number_text(info.default_value) + ", range " + info.range_text();
   out << usage << "\n" << wrap(text + ".");
 }
 

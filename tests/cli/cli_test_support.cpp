@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 
 #include "bilateral.h"
@@ -96,6 +97,13 @@ mode_t file_mode(const std::string& path) {
 }
 
 int line_count(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+
+std::string squeeze_spaces(const std::string& text) {
+  std::istringstream words(text);
+  std::string word, out;
+  while (words >> word) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
 
 bool running_as_root() { return geteuid() == 0; }
 

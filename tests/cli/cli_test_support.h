@@ -46,6 +46,9 @@ std::string read_bytes(const std::string& path);
 void write_bytes(const std::string& path, const std::string& bytes);
 mode_t file_mode(const std::string& path);
 int line_count(const std::string& text);
+// The words of `text` joined by single spaces: help text as it reads, line
+// breaks and indentation of its wrapping left out.
+std::string squeeze_spaces(const std::string& text);
 bool running_as_root();
 bool gpu_usable();
 

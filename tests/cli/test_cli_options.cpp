@@ -15,19 +15,6 @@ namespace {
 using edgewise_cli::read_image;
 using edgewise_cli::write_image;
 
-std::string squeeze_spaces(const std::string& text) {
-  std::istringstream words(text);
-  std::string word, out;
-  while (words >> word) out += (out.empty() ? "" : " ") + word;
-  return out;
-}
-
-std::string number(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
 // The help block of one option: from "  --flag" to the next option, the
 // first after `from` (a flag two groups declare has a block in each).
 std::string help_block(const std::string& help, const std::string& flag, size_t from = 0) {
@@ -53,12 +40,10 @@ TEST(CliOptions, HelpDocumentsEveryParameterFromTheTable) {
         EXPECT_NE(block.find("Default " + info.default_token), std::string::npos) << block;
         for (const std::string& token : info.tokens) EXPECT_NE(block.find(token), std::string::npos) << block;
       } else {
-        const std::string range = "Default " + number(info.default_value) + ", range " + number(info.hard_min) +
-                                  " to " + number(info.hard_max);
+        // The one range formatter, units and notes included.
+        const std::string range =
+            "Default " + edgewise::number_text(info.default_value) + ", range " + squeeze_spaces(info.range_text());
         EXPECT_NE(block.find(range), std::string::npos) << block;
-        if (!info.unit_text().empty()) {
-          EXPECT_NE(block.find(squeeze_spaces(info.unit_text())), std::string::npos) << block;
-        }
       }
     }
   for (const edgewise::FilterInfo* filter : edgewise::builtin_registry().filters())
@@ -69,6 +54,27 @@ TEST(CliOptions, HelpDocumentsEveryParameterFromTheTable) {
   EXPECT_NE(result.out.find("Exit status: 0 success; 1"), std::string::npos);
   std::istringstream lines(result.out);
   for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 79u) << line;
+}
+
+// The help gives ranges as the error messages do: with their unit and
+// what an integer or an automatic 0 means.
+TEST(CliOptions, HelpRangesCarryTheirUnits) {
+  const CliResult result = run_cli("--help");
+  ASSERT_EQ(result.status, 0);
+  EXPECT_NE(help_block(result.out, "sigma-s").find("Default 3, range 0.1 to 100 px."), std::string::npos)
+      << help_block(result.out, "sigma-s");
+  EXPECT_NE(
+      help_block(result.out, "radius").find("Default 0, range 0 to 128 px (an integer; 0 = auto: ceil(2 sigma-s))."),
+      std::string::npos)
+      << help_block(result.out, "radius");
+  EXPECT_NE(help_block(result.out, "sigma-r").find("range 0.001 to 100000 code values (0-255 scale"), std::string::npos)
+      << help_block(result.out, "sigma-r");
+  // The same words as the message for a value out of range.
+  ScratchDir dir;
+  write_image(dir.file("in.png"), FileFormat::png, photo(1, 8));
+  const CliResult refused = run_cli("--sigma-s 0 " + dir.file("in.png") + " -o " + dir.file("out.png"));
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("allowed range is 0.1 to 100 px"), std::string::npos) << refused.err;
 }
 
 TEST(CliOptions, Version) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_test_support.h"
 #include "options.h"
 #include "registry/smudge_filter.h"
 
@@ -61,8 +62,13 @@ TEST(CliRegistry, HelpOfAMadeUpFilter) {
        {"  --filter smudge|bilateral\n", "smudge, a made-up filter", "\nSmudge options (--filter smudge):\n",
         "A made-up filter for the tests of the front ends' generators.", "  --strength F\n",
         "how much the smudge scales the range sigma. Default 0.5, range 0 to 1.", "  --shape round|square|soft-edge\n",
-        "  --reach N\n", "in px (0 = auto: 4 px)", "  --write-mask FILE\n", "With --filter smudge and one input"})
+        "  --reach N\n", "  --write-mask FILE\n", "With --filter smudge and one input"})
     EXPECT_NE(help.find(expected), std::string::npos) << "missing: " << expected << "\n" << help;
+  // The range as every message gives it (ParamInfo::range_text), unit and notes included.
+  EXPECT_NE(squeeze_spaces(help).find("how far the smudge reaches. Default 0, range 0 to 50 px (an integer; 0 = auto: "
+                                      "4 px)."),
+            std::string::npos)
+      << help;
   EXPECT_EQ(help.find("adapt-k"), std::string::npos);
   std::istringstream lines(help);
   for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 79u) << line;
