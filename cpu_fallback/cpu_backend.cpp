@@ -80,7 +80,10 @@ class CpuBackend : public Backend {
 
   // One band at a time, its padded input around 16 MiB: small enough that a
   // band's unpack, filter and pack stay near the cache and its buffers are
-  // reused, large enough that halo rows cost little.
+  // reused, large enough that halo rows cost little. A filter of long reach
+  // (the Fourier filter's window, ceil(4 sigma-s) up to 400 rows) gets what
+  // bands four reaches tall take, so its halos never cost more than half
+  // again, rather than bands a few rows tall or none at all.
   BandBudget budget(const Plan& plan) const override {
     BandBudget budget;
     const KernelEntry* entry = find_kernel(plan.family);
@@ -88,7 +91,11 @@ class CpuBackend : public Backend {
       const BandCost own = entry->own_cost(plan);
       budget.own = {own.fixed * sizeof(float), own.per_row * sizeof(float)};
     }
-    budget.bytes = size_t(48) << 20;
+    const size_t tall = std::min(size_t(plan.shape.height), 4 * size_t(plan.reach));
+    const BandCost cost = plan.band_cost();
+    const size_t needed =
+        (cost.fixed + cost.per_row * tall) * sizeof(float) + budget.own.fixed + budget.own.per_row * tall;
+    budget.bytes = std::max(size_t(48) << 20, needed);
     budget.name = "CPU band memory";
     return budget;
   }
