@@ -1,6 +1,7 @@
 #include "cpu_kernels.h"
 
 #include "bilateral_cpu.h"
+#include "fourier_cpu.h"
 #include "nlm_cpu.h"
 
 namespace edgewise::cpu {
@@ -10,6 +11,7 @@ namespace {
 const KernelEntry kKernels[] = {
     {"bilateral", bilateral_own_cost, make_bilateral_kernel},
     {"nlm", nlm_own_cost, make_nlm_kernel},
+    {"fourier", fourier_own_cost, make_fourier_kernel},
 };
 
 }  // namespace

@@ -93,7 +93,8 @@ TEST(AdaptiveSpec, ValidatorNamesTheParameter) {
   Settings settings;
   EXPECT_EQ(apply_argument(settings, "filter", "adaptive"), "");
   EXPECT_EQ(&settings.spec.filter(), &adaptive_filter());
-  EXPECT_NE(apply_argument(settings, "filter", "median").find("expected bilateral, adaptive or nlm"), std::string::npos);
+  EXPECT_NE(apply_argument(settings, "filter", "median").find("expected bilateral, adaptive, nlm or fourier"),
+            std::string::npos);
 }
 
 // Beyond radius 32 the GPU does not run the adaptive filter: auto says so

@@ -16,6 +16,7 @@
 #include "bilateral.h"
 #include "filter_registry.h"
 #include "filter_spec.h"
+#include "fourier.h"
 #include "nlm.h"
 
 namespace {
@@ -93,9 +94,12 @@ TEST(FilterSpec, TablesMatchTheTypedDefaults) {
   // default-constructed structs holds each table's default.
   const FilterSpec bilateral_structs = edgewise::adaptive_spec(BilateralParameters{}, edgewise::AdaptiveParameters{});
   const FilterSpec nlm_structs = edgewise::nlm_spec(edgewise::NlmParameters{});
+  const FilterSpec fourier_structs = edgewise::fourier_spec(edgewise::FourierParameters{});
   for_each_param([&](const FilterInfo& filter, const ParamInfo& info) {
     const FilterSpec defaults(filter);
-    const FilterSpec& from_structs = &filter == &edgewise::nlm_filter() ? nlm_structs : bilateral_structs;
+    const FilterSpec& from_structs = &filter == &edgewise::nlm_filter()       ? nlm_structs
+                                     : &filter == &edgewise::fourier_filter() ? fourier_structs
+                                                                              : bilateral_structs;
     EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), double(float(info.default_value)));
     EXPECT_EQ(edgewise::get_param(from_structs, info.cli_flag), edgewise::get_param(defaults, info.cli_flag));
     EXPECT_EQ(filter.find_param(info.cli_flag), &info);

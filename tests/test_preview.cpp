@@ -197,6 +197,8 @@ TEST(PreviewSettings, TextRoundTripsEveryEnumAndAwkwardFloats) {
           settings.backend = backend;
           ASSERT_EQ(set_param(settings.spec, "mode", double(mode)), "");
           ASSERT_EQ(set_param(settings.spec, "kernel", double(kernel)), "");
+          // A mode the filter's own check refuses (the fourier filter's rgb).
+          if (!validate(settings.spec).empty()) continue;
           for (const ParamInfo* param : filter->params()) {
             const ParamInfo& info = *param;
             if (info.is_enum()) continue;

@@ -3,6 +3,7 @@
 // rest (docs/architecture.md has the checklist).
 #include "bilateral.h"
 #include "filter_registry.h"
+#include "fourier.h"
 #include "nlm.h"
 
 namespace edgewise {
@@ -12,6 +13,7 @@ const Registry& builtin_registry() {
       &bilateral_filter(),
       &adaptive_filter(),
       &nlm_filter(),
+      &fourier_filter(),
   });
   return registry;
 }

@@ -1,0 +1,101 @@
+// The Fourier bilateral filter's per-pixel math, written once for every
+// backend (EW_HD): the CPU instantiates it with GCC vectors whose lanes are
+// the series' terms, the CUDA kernels with one float per thread. Backends
+// decide only how they walk the image; the phases, the term values, the
+// spatial recursion's steps and the output formula are here, so the two
+// cannot disagree on what a pixel is.
+#pragma once
+
+#include "fourier.h"
+#include "lanes.h"
+
+namespace edgewise {
+
+// The nearest integer, as a float, for |x| < 2^22 (adding 1.5 * 2^23 leaves
+// no fraction bits); the same operations on every backend and SIMD lane.
+template <class T>
+EW_HD T fourier_round(T x) {
+  const T shifted = x + 12582912.0f;
+  return shifted - 12582912.0f;
+}
+
+// sin(2 pi t) for any t of moderate size (the phases here stay below 65
+// turns). The turn's fraction is reduced to a quarter turn and the eighth
+// around it; Taylor polynomials of degree 9 (sin) and 8 (cos) on
+// [-pi/4, pi/4] are exact to float rounding (remainders below 3e-8).
+template <class T>
+EW_HD T fourier_sin_turns(T t) {
+  const T r = t - fourier_round(t);           // [-1/2, 1/2]
+  const T quarter = fourier_round(r * 4.0f);  // -2 .. 2
+  const T x = (r - quarter * 0.25f) * 6.283185307179586f;
+  const T x2 = x * x;
+  const T sine =
+      x * (1.0f + x2 * (-1.0f / 6.0f + x2 * (1.0f / 120.0f + x2 * (-1.0f / 5040.0f + x2 * (1.0f / 362880.0f)))));
+  const T cosine = 1.0f + x2 * (-0.5f + x2 * (1.0f / 24.0f + x2 * (-1.0f / 720.0f + x2 * (1.0f / 40320.0f))));
+  // sin(x + q pi/2): q = 0: sin x; 1: cos x; +-2: -sin x; -1: -cos x.
+  const T odd = quarter * quarter == 1.0f ? cosine : sine;
+  return (quarter < -0.5f) | (quarter > 1.5f) ? T{} - odd : odd;
+}
+
+// The value a term lane holds at a sample: sin(2 pi (u k / T + phase)),
+// i.e. cos(w k u) for phase 1/4 and sin(w k u) for phase 0, where
+// `frequency` = k / T (channel.turns_per_unit * k).
+template <class T, class F>
+EW_HD T fourier_term(T centred, F frequency, F phase) {
+  return fourier_sin_turns(centred * frequency + phase);
+}
+
+// A sample in working units, clamped to its channel's range and centred.
+template <class T>
+EW_HD T fourier_centred(const FourierChannel& channel, T value) {
+  return ew_min(ew_max(value, T{} + channel.low), T{} + channel.high) - channel.middle;
+}
+
+// The filtered sample: u_p + E / max(D, D_min A, D_floor), kept within the
+// channel's range (fourier.h), back in working units. A is the blurred
+// alpha (1 without alpha).
+template <class T>
+EW_HD T fourier_output(const FourierParams& p, const FourierChannel& channel, T centred, T numerator, T denominator,
+                       T alpha_mass) {
+  const T least = ew_max(alpha_mass * p.min_denominator, T{} + p.denominator_floor);
+  const T moved = centred + numerator / ew_max(denominator, least);
+  return ew_min(ew_max(moved, T{} - channel.half_range), T{} + channel.half_range) + channel.middle;
+}
+
+// ---- the spatial Gaussian's recursion (fourier_design.h) ----
+
+// One complex first-order section's state: u[n] = x[n] + z u[n-1] - z^(r+1) x[n-r-1].
+template <class T>
+struct FourierSection {
+  T re, im;
+};
+
+// Two sections per direction: the causal part holds samples n-r .. n, the
+// anticausal part n .. n+r; their outputs Re(c u) sum to the filter, less
+// centre * x counted twice.
+template <class T>
+struct FourierRecursion {
+  FourierSection<T> section[2];
+
+  // The state after a constant run of x (clamp-to-edge).
+  EW_HD void start(const FourierParams& p, T x) {
+    for (int i = 0; i < 2; ++i) {
+      section[i].re = x * p.steady_re[i];
+      section[i].im = x * p.steady_im[i];
+    }
+  }
+
+  // Takes sample x, drops `leaving` (the sample r + 1 back); returns sum_i Re(c_i u_i).
+  EW_HD T step(const FourierParams& p, T x, T leaving) {
+    T out = T{};
+    for (int i = 0; i < 2; ++i) {
+      const T re = x + p.pole_re[i] * section[i].re - p.pole_im[i] * section[i].im - p.leaving_re[i] * leaving;
+      section[i].im = p.pole_re[i] * section[i].im + p.pole_im[i] * section[i].re - p.leaving_im[i] * leaving;
+      section[i].re = re;
+      out = out + p.residue_re[i] * section[i].re - p.residue_im[i] * section[i].im;
+    }
+    return out;
+  }
+};
+
+}  // namespace edgewise

@@ -1,0 +1,412 @@
+// The Fourier bilateral filter: its design (the range kernels are the exact
+// filter's, the series meet their stated error, the spatial recursion is
+// the exact filter's window), the CPU backend against the double reference
+// of its formula (tests/reference/fourier_reference.h) on random images of
+// awkward sizes, band and thread invariance, at least 50 dB against the
+// exact filter on crops of the real photos, and rgb mode refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "fourier.h"
+#include "fourier_design.h"
+#include "range_kernels.h"
+#include "reference/fourier_reference.h"
+#include "settings.h"
+#include "test_support.h"
+
+#if EDGEWISE_HAVE_CLI_IO
+#include "image_file.h"
+#endif
+
+namespace {
+
+using namespace edgewise;
+using namespace edgewise_test;
+
+const RangeKernel kAllKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
+const ColorMode kFourierModes[] = {ColorMode::per_channel, ColorMode::lab};
+
+std::string describe_fourier(const FourierParameters& f, const ImageShape& shape) {
+  Settings settings;
+  settings.spec = fourier_spec(f);
+  return std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" + std::to_string(shape.channels) + " " +
+         format_arguments(settings);
+}
+
+// The plan's series and spatial weights as the reference takes them.
+edgewise_reference::FourierSettings reference_of(const FourierParameters& f, const ImageShape& shape) {
+  const auto plan = make_plan(fourier_spec(f), shape);
+  const FourierPlan& fp = static_cast<const FourierPlan&>(*plan);
+  edgewise_reference::FourierSettings s;
+  s.mode = f.mode == ColorMode::lab ? edgewise_reference::Mode::lab : edgewise_reference::Mode::per_channel;
+  const SpatialGaussian spatial = design_spatial_gaussian(double(f.sigma_s));
+  for (int n = 0; n <= spatial.radius; ++n) s.spatial.push_back(spatial.impulse(n));
+  for (int c = 0; c < fp.params.color_channels; ++c) {
+    edgewise_reference::FourierChannelSeries series;
+    series.low = fp.params.channel[c].low;
+    series.high = fp.params.channel[c].high;
+    series.period = fp.period[c];
+    for (int k = 0; k <= fp.params.terms; ++k) {
+      series.cosine.push_back(fp.cosine[fp.coefficient(c, k)]);
+      series.sine.push_back(fp.sine[fp.coefficient(c, k)]);
+    }
+    s.channels.push_back(series);
+  }
+  s.min_denominator = fp.params.min_denominator;
+  s.denominator_floor = fp.params.denominator_floor;
+  return s;
+}
+
+FloatImage run_whole(const FilterSpec& spec, const FloatImage& image, int threads = 0) {
+  RunOptions options;
+  options.band_rows = image.shape().height;
+  options.backend_options.threads = threads;
+  return run_cpu(spec, image, options);
+}
+
+// PSNR on the 0-255 scale over every sample of every visible pixel. A
+// transparent pixel's colour is seen nowhere; where all its visible
+// neighbours are far from it in value, the exact filter moves it to their
+// mean under weights far below the series' resolution (D / A < D_min),
+// and the Fourier filter keeps it.
+double psnr(const ReferenceImage& expected, const FloatImage& got) {
+  const int channels = got.shape().channels;
+  const bool alpha = channels == 2 || channels == 4;
+  double sum = 0.0;
+  size_t count = 0;
+  for (size_t i = 0; i < expected.samples.size(); ++i) {
+    if (alpha && got.pixels()[i - i % size_t(channels) + size_t(channels) - 1] == 0.0f) continue;
+    const double d = 255.0 * (expected.samples[i] - double(got.pixels()[i]));
+    sum += d * d;
+    ++count;
+  }
+  return sum > 0.0 ? 10.0 * std::log10(255.0 * 255.0 * double(count) / sum) : INFINITY;
+}
+
+TEST(FourierDesign, KernelsAreTheExactFiltersOnes) {
+  for (double x = -300.0; x <= 300.0; x += 0.37)
+    for (double s : {0.5, 10.0, 25.0, 255.0}) {
+      const float q = float((x / s) * (x / s));
+      EXPECT_NEAR(range_kernel_value(RangeKernel::gaussian, x, s), double(range_gaussian(q)), 1e-6) << x << " " << s;
+      EXPECT_NEAR(range_kernel_value(RangeKernel::tukey, x, s), double(range_tukey(q)), 1e-6);
+      EXPECT_NEAR(range_kernel_value(RangeKernel::lorentz, x, s), double(range_lorentz(q)), 1e-6);
+      EXPECT_NEAR(range_kernel_value(RangeKernel::huber, x, s), double(range_huber(q)), 1e-6);
+    }
+}
+
+// The error a design reports is the largest on a grid four times as fine
+// as its own, and the automatic N is the fewest within the target.
+TEST(FourierDesign, SeriesMeetTheirStatedError) {
+  constexpr double kPi = 3.14159265358979323846;
+  for (RangeKernel kernel : kAllKernels)
+    for (double sigma_r : {10.0, 25.0, 60.0, 255.0, 5000.0}) {
+      SCOPED_TRACE(std::string(to_string(kernel)) + " sigma-r " + std::to_string(sigma_r));
+      const double length = 255.0;
+      const RangeSeries series = design_range_series(kernel, sigma_r, length, 0);
+      ASSERT_EQ(series.cosine.size(), size_t(series.terms) + 1);
+      double worst = 0.0;
+      for (int i = 0; i <= 8192; ++i) {
+        const double x = length * i / 8192.0, r = range_kernel_value(kernel, x, sigma_r);
+        double even = 0.0, odd = 0.0;
+        for (int k = 0; k <= series.terms; ++k) {
+          even += series.cosine[size_t(k)] * std::cos(2.0 * kPi * k * x / series.period);
+          odd += series.sine[size_t(k)] * std::sin(2.0 * kPi * k * x / series.period);
+        }
+        worst = std::max({worst, std::fabs(even - r), std::fabs(odd - x * r) / length});
+      }
+      EXPECT_LE(worst, series.error * 1.05 + 1e-9);
+      if (series.terms < kMaxSeriesTerms) {
+        EXPECT_LE(series.error, series_target_error(kernel));
+      }
+      if (series.terms > 1) {
+        EXPECT_GT(design_range_series(kernel, sigma_r, length, series.terms - 1).error, series_target_error(kernel));
+      }
+    }
+}
+
+TEST(FourierDesign, SpatialFilterIsTheExactWindow) {
+  for (double sigma : {0.3, 1.0, 2.0, 2.1, 3.7, 10.0, 33.3, 100.0}) {
+    SCOPED_TRACE("sigma-s " + std::to_string(sigma));
+    const SpatialGaussian g = design_spatial_gaussian(sigma);
+    const int r = int(std::ceil(4.0 * sigma));
+    EXPECT_EQ(g.radius, r);
+    EXPECT_EQ(g.recursive, r > kDirectRadius);
+    double sum = 0.0;
+    for (int n = -r; n <= r; ++n) sum += g.impulse(n);
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+    EXPECT_EQ(g.impulse(r + 1), 0.0);
+    const double peak = g.taps[0];
+    EXPECT_NEAR(peak * std::exp(-double(r) * r / (2 * sigma * sigma)), g.taps[size_t(r)], 1e-15);
+    // The recursion's fit: within 7e-4 of the window's peak at every tap.
+    EXPECT_LE(g.max_error, 7e-4 * peak);
+  }
+}
+
+TEST(FourierSpec, RgbIsRefusedNamingTheModesThatWork) {
+  FourierParameters f;
+  FilterSpec spec = fourier_spec(f);
+  ASSERT_EQ(set_param(spec, "mode", "rgb"), "");
+  const std::string message = validate(spec);
+  EXPECT_NE(message.find("invalid mode rgb"), std::string::npos) << message;
+  EXPECT_NE(message.find("per-channel or lab"), std::string::npos) << message;
+  EXPECT_THROW(make_plan(spec, {8, 8, 3}), std::invalid_argument);
+  FloatImage image({8, 8, 3}), out({8, 8, 3});
+  RunOptions options;
+  options.backend = "cpu";
+  EXPECT_THROW(run_filter(spec, image.shape(), image, out, options), std::invalid_argument);
+}
+
+TEST(FourierSpec, ReachIsTheExactWindowAndTermsAreAutomatic) {
+  FourierParameters f;
+  for (float sigma : {0.1f, 2.0f, 10.0f, 64.0f, 100.0f}) {
+    f.sigma_s = sigma;
+    EXPECT_EQ(filter_reach(fourier_spec(f)), int(std::ceil(4.0 * double(sigma))));
+  }
+  f.sigma_r = 25.0f;
+  const FilterSpec spec = fourier_spec(f);
+  const ParamInfo* terms = spec.filter().find_param("terms");
+  ASSERT_NE(terms, nullptr);
+  const int automatic = int(effective_value(spec, *terms));
+  EXPECT_GE(automatic, 1);
+  EXPECT_LE(automatic, kMaxSeriesTerms);
+  EXPECT_EQ(static_cast<const FourierPlan&>(*make_plan(spec, {4, 4, 3})).params.terms, automatic);
+  f.terms = 5;
+  EXPECT_EQ(static_cast<const FourierPlan&>(*make_plan(fourier_spec(f), {4, 4, 3})).params.terms, 5);
+  FilterSpec copy = spec;
+  EXPECT_NE(set_param(copy, "terms", 65.0).find("invalid terms 65"), std::string::npos);
+}
+
+// The CPU against the formula in double: every mode, kernel and layout,
+// awkward sizes, the direct taps (sigma-s <= 2) and the recursion.
+TEST(FourierCpu, MatchesFormulaReference) {
+  EW_SEEDED_RNG(rng);
+  const ImageShape sizes[] = {{1, 1, 3}, {1, 23, 4}, {29, 1, 1}, {13, 7, 2}, {31, 17, 3}, {19, 23, 4}, {37, 11, 3}};
+  const float sigmas[] = {0.8f, 2.0f, 2.6f, 4.5f};
+  int index = 0;
+  for (ColorMode mode : kFourierModes)
+    for (RangeKernel kernel : kAllKernels)
+      for (int channels = 1; channels <= 4; ++channels) {
+        ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
+        shape.channels = channels;
+        FourierParameters f;
+        f.mode = mode;
+        f.kernel = kernel;
+        f.sigma_s = sigmas[index % 4];
+        f.sigma_r = mode == ColorMode::lab ? (index % 2 ? 8.0f : 20.0f) : (index % 3 == 0 ? 10.0f : 40.0f);
+        f.terms = index % 5 == 4 ? 3 : 0;
+        ++index;
+        SCOPED_TRACE(describe_fourier(f, shape));
+        const FloatImage image = random_image(rng, shape);
+        const FloatImage got = run_whole(fourier_spec(f), image);
+        const Difference d =
+            max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_of(f, shape)), got);
+        EXPECT_LE(d.max_abs, 2e-4) << d.describe();
+      }
+}
+
+// With sigma-r at its maximum the range kernel is flat: the filter is the
+// spatial Gaussian alone, which checks the float32 recursion up to
+// sigma-s = 100 against the window summed in double.
+TEST(FourierCpu, FlatRangeKernelIsTheSpatialGaussian) {
+  EW_SEEDED_RNG(rng);
+  for (float sigma : {3.0f, 17.0f, 100.0f}) {
+    FourierParameters f;
+    f.sigma_s = sigma;
+    f.sigma_r = 100000.0f;
+    f.terms = 8;  // R within 1e-9 of flat: what is measured is the recursion
+    const FloatImage image = random_image(rng, {211, 157, 3});
+    SCOPED_TRACE(describe_fourier(f, image.shape()));
+    const SpatialGaussian g = design_spatial_gaussian(double(sigma));
+    // Separable, so sum rows then columns in double.
+    ReferenceImage expected = to_reference(image), rows = expected;
+    const int w = image.shape().width, h = image.shape().height, r = g.radius;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        for (int c = 0; c < 3; ++c) {
+          double sum = 0.0;
+          for (int n = -r; n <= r; ++n) sum += g.impulse(n) * image.at(std::clamp(x + n, 0, w - 1), y, c);
+          rows.at(x, y, c) = sum;
+        }
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        for (int c = 0; c < 3; ++c) {
+          double sum = 0.0;
+          for (int n = -r; n <= r; ++n) sum += g.impulse(n) * rows.at(x, std::clamp(y + n, 0, h - 1), c);
+          expected.at(x, y, c) = sum;
+        }
+    const Difference d = max_difference(expected, run_whole(fourier_spec(f), image));
+    EXPECT_LE(d.max_abs, 2e-5) << d.describe();
+  }
+}
+
+// Direct taps: bit-identical across band heights and thread counts. The
+// recursion: bit-identical across thread counts; across band heights only
+// float rounding differs (a band starts its column recursion at its own
+// first row, and the samples leaving the window are subtracted, not absent):
+// at most 2e-5 of the range, as the bound in docs/fourier.md says.
+TEST(FourierCpu, BandHeightAndThreads) {
+  EW_SEEDED_RNG(rng);
+  for (ColorMode mode : kFourierModes)
+    for (float sigma : {1.5f, 6.0f}) {
+      FourierParameters f;
+      f.mode = mode;
+      f.sigma_s = sigma;
+      f.sigma_r = mode == ColorMode::lab ? 10.0f : 30.0f;
+      const FloatImage image = random_image(rng, {150, 97, 4});
+      SCOPED_TRACE(describe_fourier(f, image.shape()));
+      const FilterSpec spec = fourier_spec(f);
+      const FloatImage whole = run_whole(spec, image, 1);
+      EXPECT_TRUE(bit_identical(whole, run_whole(spec, image, 2)));
+      for (int band_rows : {1, 7, 40}) {
+        RunOptions options;
+        options.band_rows = band_rows;
+        options.backend_options.threads = 2;
+        const FloatImage banded = run_cpu(spec, image, options);
+        if (sigma <= 2.0f) {
+          EXPECT_TRUE(bit_identical(whole, banded)) << "band_rows " << band_rows;
+        } else {
+          const Difference d = max_difference(whole, banded);
+          EXPECT_LE(d.max_abs, 2e-5) << "band_rows " << band_rows << ": " << d.describe();
+        }
+      }
+    }
+}
+
+TEST(FourierCpu, BuffersAgreeWithStreamedRows) {
+  EW_SEEDED_RNG(rng);
+  for (ColorMode mode : kFourierModes) {
+    FourierParameters f;
+    f.mode = mode;
+    f.sigma_s = 12.0f;
+    const FloatImage image = random_image(rng, {257, 301, 4});
+    SCOPED_TRACE(describe_fourier(f, image.shape()));
+    const FloatImage streamed = run_cpu(fourier_spec(f), image);
+    FloatImage buffered(image.shape());
+    RunOptions options;
+    options.backend = "cpu";
+    const ImageBuffer in{const_cast<float*>(image.pixels().data()), image.shape(), SampleType::f32, 0};
+    const ImageBuffer out{buffered.pixels().data(), image.shape(), SampleType::f32, 0};
+    run_filter(fourier_spec(f), in, out, options);
+    EXPECT_TRUE(bit_identical(streamed, buffered)) << max_difference(streamed, buffered).describe();
+  }
+}
+
+// Transparent pixels weigh nothing, as in the exact filter; a window with no
+// weight at all keeps its pixel.
+TEST(FourierCpu, TransparentNeighboursWeighNothing) {
+  const float opaque[4] = {0.2f, 0.4f, 0.6f, 1.0f};
+  FloatImage image = constant_image({40, 30, 4}, opaque);
+  for (int y = 0; y < 30; ++y)
+    for (int x = 20; x < 40; ++x) {
+      image.at(x, y, 0) = 0.9f;
+      image.at(x, y, 3) = 0.0f;  // a bright half that is invisible
+    }
+  FourierParameters f;
+  f.sigma_s = 5.0f;
+  f.sigma_r = 100000.0f;  // a flat range kernel: only alpha keeps the bright half out
+  const FloatImage out = run_whole(fourier_spec(f), image);
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 20; ++x) ASSERT_NEAR(out.at(x, y, 0), 0.2f, 2e-5) << x << "," << y;
+  const float clear[4] = {0.3f, 0.3f, 0.3f, 0.0f};
+  const FloatImage transparent = constant_image({9, 9, 4}, clear);
+  EXPECT_TRUE(bit_identical(run_whole(fourier_spec(f), transparent), transparent));
+}
+
+#if EDGEWISE_HAVE_CLI_IO
+
+// A crop of a test photo as floats, with a synthetic alpha when asked.
+FloatImage photo_crop(const std::string& name, int x0, int y0, int width, int height, bool alpha = false) {
+  const edgewise_cli::DecodedImage file = edgewise_cli::read_image(std::string(EDGEWISE_TEST_DATA "/") + name);
+  const int colours = file.channels;
+  FloatImage crop({width, height, colours + (alpha ? 1 : 0)});
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      for (int c = 0; c < colours; ++c)
+        crop.at(x, y, c) =
+            float(file.bytes[(size_t(y0 + y) * size_t(file.width) + size_t(x0 + x)) * size_t(colours) + size_t(c)]) /
+            255.0f;
+      if (alpha) {
+        const double dx = x - 0.3 * width, dy = y - 0.6 * height;
+        crop.at(x, y, colours) = dx * dx + dy * dy < 0.04 * width * width ? 0.0f : float(x + 1) / float(width);
+      }
+    }
+  return crop;
+}
+
+struct Photo {
+  const char* name;
+  int x0, y0;
+  bool alpha;
+};
+const Photo kPhotos[] = {{"astronaut.png", 96, 40, false},
+                         {"camera.png", 120, 60, false},
+                         {"astronaut_noisy.png", 150, 120, false},
+                         {"astronaut.png", 40, 150, true}};
+
+// At the automatic term count, every kernel, sigma-s and sigma-r in the
+// issue's ranges (small crops and radii keep the double reference quick;
+// docs/fourier.md has the table at sigma-s up to 64 on the whole photos):
+// at least 50 dB against the exact filter at radius ceil(4 sigma-s),
+// borders included; the crop with alpha over its visible pixels (psnr).
+void within_fifty_decibels(RangeKernel kernel) {
+  for (const Photo& photo : kPhotos) {
+    const FloatImage image = photo_crop(photo.name, photo.x0, photo.y0, 64, 48, photo.alpha);
+    for (float sigma_s : {1.0f, 2.5f, 6.0f})
+      for (float sigma_r : {10.0f, 25.0f, 100.0f, 255.0f}) {
+        FourierParameters f;
+        f.kernel = kernel;
+        f.sigma_s = sigma_s;
+        f.sigma_r = sigma_r;
+        SCOPED_TRACE(std::string(photo.name) + ": " + describe_fourier(f, image.shape()));
+        edgewise_reference::BilateralSettings exact;
+        exact.mode = edgewise_reference::Mode::per_channel;
+        exact.kernel = edgewise_reference::Kernel(int(kernel));
+        exact.sigma_s = double(sigma_s);
+        exact.sigma_r = double(sigma_r);
+        exact.radius = int(std::ceil(4.0 * double(sigma_s)));
+        const double db = psnr(edgewise_reference::bilateral_reference(to_reference(image), exact),
+                               run_whole(fourier_spec(f), image));
+        EXPECT_GE(db, 50.0);
+      }
+  }
+}
+
+TEST(FourierPhotos, GaussianWithinFiftyDecibels) { within_fifty_decibels(RangeKernel::gaussian); }
+TEST(FourierPhotos, TukeyWithinFiftyDecibels) { within_fifty_decibels(RangeKernel::tukey); }
+TEST(FourierPhotos, LorentzWithinFiftyDecibels) { within_fifty_decibels(RangeKernel::lorentz); }
+TEST(FourierPhotos, HuberWithinFiftyDecibels) { within_fifty_decibels(RangeKernel::huber); }
+
+// Lab mode against the exact filter run on L*, a* and b* each alone.
+TEST(FourierPhotos, LabWithinFiftyDecibelsOfTheChannelwiseExactFilter) {
+  const FloatImage image = photo_crop("astronaut.png", 96, 40, 64, 48);
+  for (RangeKernel kernel : kAllKernels)
+    for (float sigma_s : {1.0f, 4.0f})
+      for (float sigma_r : {5.0f, 15.0f, 50.0f}) {
+        FourierParameters f;
+        f.mode = ColorMode::lab;
+        f.kernel = kernel;
+        f.sigma_s = sigma_s;
+        f.sigma_r = sigma_r;
+        SCOPED_TRACE(describe_fourier(f, image.shape()));
+        edgewise_reference::BilateralSettings exact;
+        exact.kernel = edgewise_reference::Kernel(int(kernel));
+        exact.sigma_s = double(sigma_s);
+        exact.sigma_r = double(sigma_r);
+        exact.radius = int(std::ceil(4.0 * double(sigma_s)));
+        const double db = psnr(edgewise_reference::lab_channels_bilateral_reference(to_reference(image), exact),
+                               run_whole(fourier_spec(f), image));
+        EXPECT_GE(db, 50.0);
+      }
+}
+
+#else
+
+TEST(FourierPhotos, NotAvailable) {
+  GTEST_SKIP() << "the CLI's image readers (libpng) were not built, so the photos of tests/data cannot be read";
+}
+
+#endif
+
+}  // namespace
