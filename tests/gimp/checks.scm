@@ -180,6 +180,20 @@
   (let ((image (ew-load (string-append work "/in/astronaut.png"))))
     (plug-in-edgewise-nlm RUN-NONINTERACTIVE image (ew-layer image) 1 4 1 12.0 6.0 100.0 100000.0 0 1)
     (ew-save image (string-append work "/out/nlm.png")))
+  ; The Fourier bilateral filter's procedure, generated from its registry
+  ; row: mode, sigma-s, sigma-r, kernel, terms, then the backend. rgb (mode
+  ; 1) is refused, the image unchanged.
+  (gimp-message (string-append "PDB FOURIER ARGS" (ew-arg-names "plug-in-edgewise-fourier")))
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (plug-in-edgewise-fourier RUN-NONINTERACTIVE image (ew-layer image) 0 4.0 30.0 0 0 1)
+    (ew-save image (string-append work "/out/fourier.png")))
+  (let* ((image (ew-load (string-append work "/in/astronaut.png")))
+         (ignored (gimp-image-clean-all image))
+         (failed (catch #t
+                   (plug-in-edgewise-fourier RUN-NONINTERACTIVE image (ew-layer image) 1 4.0 30.0 0 0 1)
+                   #f)))
+    (ew-report "fourier-rgb" (and failed (ew-clean? image)))
+    (gimp-image-delete image))
   ; Version 2 in the perceptual space is version 1.
   (let ((image (ew-load (string-append work "/in/astronaut.png"))))
     (plug-in-edgewise-bilateral2 RUN-NONINTERACTIVE image (ew-layer image) 1 2.5 0 25.0 0 2 0 0)
@@ -205,3 +219,8 @@
   (let ((image (ew-load (string-append work "/in/" input))))
     (prepare image)
     (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image (ew-layer image) mode sigma-s 0 20.0 0 1 0)))
+
+; Uncaught, so that GIMP prints the Fourier filter's refusal of rgb.
+(define (edgewise-fourier-rgb-message work)
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (plug-in-edgewise-fourier RUN-NONINTERACTIVE image (ew-layer image) 1 4.0 30.0 0 0 1)))

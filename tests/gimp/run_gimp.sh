@@ -42,6 +42,8 @@ p1=(--mode rgb --sigma-s 2.5 --sigma-r 25 --iterations 2)
   "$work/in/astronaut.png" -o "$work/ref/adaptive.png"
 "$cli" --filter nlm --mode rgb --search-radius 4 --patch-radius 1 --h 12 --sigma-n 6 --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/nlm.png"
+"$cli" --filter fourier --mode per-channel --sigma-s 4 --sigma-r 30 --backend cpu \
+  "$work/in/astronaut.png" -o "$work/ref/fourier.png"
 "$cli" --mode per-channel --sigma-s 1.5 --sigma-r 30 --kernel lorentz \
   "$work/in/batch/astronaut.png" "$work/in/batch/camera.png" -o "$work/ref/batch"
 # The double reference (tests/reference), in linear light and in R'G'B'.
@@ -64,6 +66,7 @@ refusal() { echo "(begin $load (edgewise-refusal-message \"$work\" $1 $2))"; }
   -b "$(refusal ew-case-locked RUN-NONINTERACTIVE)" \
   -b "$(refusal ew-case-locked-group RUN-NONINTERACTIVE)" \
   -b "$(refusal ew-case-layer 5)" \
+  -b "(begin $load (edgewise-fourier-rgb-message \"$work\"))" \
   -b "(gimp-quit 0)" > "$work/gimp.log" 2>&1 || { cat "$work/gimp.log"; exit 1; }
 cat "$work/gimp.log"
 grep -q "CHECK done PASS" "$work/gimp.log"
