@@ -116,34 +116,33 @@ void row_pass(const FourierParams& p, const float* taps, const FourierGroup& gro
   const float* V = view.terms + size_t(j) * size_t(width) * kFourierLanes;
   auto at = [&](const float* plane, int x) { return load(plane + size_t(x) * kFourierLanes); };
 
+  const float* u = view.samples + size_t(j + view.reach) * view.stride;
+  float* D = view.denominator + size_t(j) * size_t(width);
+  float* E = view.numerator ? view.numerator + size_t(j) * size_t(width) : nullptr;
+  // The blurred lanes at x, combined with the pixel's own term values.
+  auto combine = [&](int x, Lanes y) {
+    const Lanes t = lanes.terms(u[x]);
+    D[x] += lane_sum(lanes.denominator * t * y);
+    if (E) E[x] += lane_sum(lanes.numerator * swap_pairs(t) * y);
+  };
   if (p.recursive) {
     const int r = p.radius;
     FourierRecursion<Lanes> recursion;
-    recursion.start(p, at(V, 0));
-    for (int x = 0; x < width; ++x)
-      store(Y + size_t(x) * kFourierLanes, recursion.step(p, at(V, x), at(V, std::max(x - r - 1, 0))));
     recursion.start(p, at(V, width - 1));
     for (int x = width - 1; x >= 0; --x) {
       const Lanes v = at(V, x);
-      const Lanes y = recursion.step(p, v, at(V, std::min(x + r + 1, width - 1)));
-      store(Y + size_t(x) * kFourierLanes, at(Y, x) + y - v * p.centre);
+      store(Y + size_t(x) * kFourierLanes, recursion.step(p, v, at(V, std::min(x + r + 1, width - 1))) - v * p.centre);
     }
+    recursion.start(p, at(V, 0));
+    for (int x = 0; x < width; ++x)
+      combine(x, at(Y, x) + recursion.step(p, at(V, x), at(V, std::max(x - r - 1, 0))));
   } else {
     const int r = p.radius;
     for (int x = 0; x < width; ++x) {
       Lanes sum = at(V, x) * taps[0];
       for (int n = 1; n <= r; ++n) sum += (at(V, std::max(x - n, 0)) + at(V, std::min(x + n, width - 1))) * taps[n];
-      store(Y + size_t(x) * kFourierLanes, sum);
+      combine(x, sum);
     }
-  }
-
-  const float* u = view.samples + size_t(j + view.reach) * view.stride;
-  float* D = view.denominator + size_t(j) * size_t(width);
-  float* E = view.numerator ? view.numerator + size_t(j) * size_t(width) : nullptr;
-  for (int x = 0; x < width; ++x) {
-    const Lanes t = lanes.terms(u[x]), y = at(Y, x);
-    D[x] += lane_sum(lanes.denominator * t * y);
-    if (E) E[x] += lane_sum(lanes.numerator * swap_pairs(t) * y);
   }
 }
 
