@@ -1,5 +1,6 @@
 // The CUDA backend's band kernels, one row per filter family (Plan::family).
 #include "bilateral_cuda.h"
+#include "fourier_cuda.h"
 #include "nlm_cuda.h"
 
 namespace edgewise::cuda {
@@ -9,6 +10,7 @@ namespace {
 const DeviceKernelEntry kKernels[] = {
     {"bilateral", bilateral_unsupported, make_bilateral_device_kernel},
     {"nlm", nlm_unsupported, make_nlm_device_kernel},
+    {"fourier", fourier_unsupported, make_fourier_device_kernel},
 };
 
 }  // namespace

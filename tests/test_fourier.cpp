@@ -242,10 +242,13 @@ TEST(FourierCpu, FlatRangeKernelIsTheSpatialGaussian) {
 }
 
 // Direct taps: bit-identical across band heights and thread counts. The
-// recursion: bit-identical across thread counts; across band heights only
-// float rounding differs (a band starts its column recursion at its own
-// first row, and the samples leaving the window are subtracted, not absent):
-// at most 2e-5 of the range, as the bound in docs/fourier.md says.
+// recursion: bit-identical across thread counts; across band heights by
+// float rounding only, since the truncated recursion holds exactly the
+// window's samples wherever it starts: a band starts its columns at its own
+// first row, so the rounding of the samples it subtracts differs (about
+// 1e-6 of D and E), and the output divides by D >= 1e-3 A. The bound,
+// 2e-4 of the range (0.05 code values), is what docs/fourier.md states; the
+// GPU (which also starts chunks of rows and columns early) is held to it too.
 TEST(FourierCpu, BandHeightAndThreads) {
   EW_SEEDED_RNG(rng);
   for (ColorMode mode : kFourierModes)
@@ -268,7 +271,7 @@ TEST(FourierCpu, BandHeightAndThreads) {
           EXPECT_TRUE(bit_identical(whole, banded)) << "band_rows " << band_rows;
         } else {
           const Difference d = max_difference(whole, banded);
-          EXPECT_LE(d.max_abs, 2e-5) << "band_rows " << band_rows << ": " << d.describe();
+          EXPECT_LE(d.max_abs, 2e-4) << "band_rows " << band_rows << ": " << d.describe();
         }
       }
     }

@@ -3,7 +3,7 @@
 # GIMP/GTK needed): build, GPU tests, compute-sanitizer, benchmark.
 # Logs go to $OUT when set (the device tool), else to build-gpu/logs.
 #
-# EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm).
+# EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier).
 # EDGEWISE_GPU_BASELINE=DIR (a source tree of an earlier version) adds the
 # step "compare": that tree's bench_cuda and this one's, alternately, three
 # times each, so a change is measured against what it replaces in one run.
@@ -17,7 +17,7 @@ step() { echo "== $*"; }
 step "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$LOGS/device.txt"
 
-steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench,preview,nlm}
+steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench,preview,nlm,fourier}
 baseline=${EDGEWISE_GPU_BASELINE:-}
 
 step "build"
@@ -48,6 +48,10 @@ if [[ $steps == *sanitizer* ]]; then
       build-gpu/tests/gpu/test_cuda_nlm --gtest_filter='CudaNlmShort.*' > "$LOGS/sanitizer-nlm-$tool.log" 2>&1 \
       || status=1
     tail -4 "$LOGS/sanitizer-nlm-$tool.log"
+    compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      build-gpu/tests/gpu/test_cuda_fourier --gtest_filter='CudaFourierShort.*' \
+      > "$LOGS/sanitizer-fourier-$tool.log" 2>&1 || status=1
+    tail -4 "$LOGS/sanitizer-fourier-$tool.log"
     # The dialog's preview path on the GPU (8-bit output packed on the device).
     compute-sanitizer --tool "$tool" --error-exitcode 9 \
       build-gpu/tests/test_preview --gtest_filter='PreviewCuda.*' > "$LOGS/sanitizer-preview-$tool.log" 2>&1 \
@@ -73,6 +77,11 @@ fi
 if [[ $steps == *nlm* ]]; then
   step "benchmark: non-local means"
   build-gpu/bench/bench_nlm_cuda 2>&1 | tee "$LOGS/bench-nlm.txt" || status=1
+fi
+
+if [[ $steps == *fourier* ]]; then
+  step "benchmark: Fourier bilateral"
+  build-gpu/bench/bench_fourier_cuda 2>&1 | tee "$LOGS/bench-fourier.txt" || status=1
 fi
 
 if [[ -n $baseline ]]; then
