@@ -22,7 +22,7 @@
 // whose texture strength (gradient energy) noise of the current level
 // alone explains, below a quantile of its gamma law, re-estimate and
 // repeat until the level settles; in their comparison it handles textured
-// photos best. What is ours, each measured (docs/quality.md):
+// photos best. What is ours, each measured (numbers in noise_estimate.cpp):
 // - The measure: Immerkaer's 3x3 kernel [1 -2 1] x [1 -2 1] (sum of squared
 //   taps 36) instead of the smallest eigenvalue of the patches' covariance:
 //   a few operations per pixel instead of d^2 per d-pixel patch, no
@@ -48,8 +48,8 @@
 // of the variance from is skipped. Transparent pixels (alpha 0) are
 // ignored: blocks touching one are skipped.
 //
-// Blocks of 8x8 pixels with a one-pixel border; images above 4.2 MP are
-// measured on evenly spaced strips of rows (65536 blocks per channel), so a
+// Blocks of 8x8 pixels with a one-pixel border; images above 2.1 MP are
+// measured on evenly spaced strips of rows (32768 blocks per channel), so a
 // 24 MP photo takes well under 100 ms on 2 cores (docs/quality.md).
 #pragma once
 
