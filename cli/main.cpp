@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "gui.h"
 #include "jobs.h"
+#include "noise_report.h"
 #include "options.h"
 
 #ifndef EDGEWISE_VERSION
@@ -44,6 +45,21 @@ int main(int argc, char** argv) {
       std::printf("%s: %s\n", backend->name().c_str(), description.c_str());
     }
     return kExitOk;
+  }
+  // A mode of the tool: it reads the inputs and writes nothing.
+  if (options.estimate_noise) {
+    try {
+      if (!options.given.empty())
+        std::fprintf(stderr, "edgewise: filter and backend options (--%s) are not used by --estimate-noise\n",
+                     options.given.front().first.c_str());
+      const BatchReport report =
+          estimate_noise_of_files(options.inputs, options.files, options.verbose, options.run.backend_options.threads);
+      if (options.inputs.size() > 1 && !report.failed.empty())
+        std::fprintf(stderr, "edgewise: %s\n", summary(report, options.inputs.size()).c_str());
+      return report.failed.empty() ? kExitOk : kExitFailure;
+    } catch (const std::exception& error) {
+      return fail(error.what(), kExitFailure);
+    }
   }
   // The test hook: EDGEWISE_INJECT_GPU_FAILURE=oom|launch makes the GPU
   // fail part-way through each job (a simulated device where there is none).

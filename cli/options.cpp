@@ -158,6 +158,10 @@ CliOptions parse_options(int argc, char** argv, const edgewise::Registry& regist
       options.version = true;
     } else if (arg == "--gui") {
       options.gui = true;
+    } else if (arg == "--estimate-noise") {
+      options.estimate_noise = true;
+    } else if (arg == "--verbose") {
+      options.verbose = true;
     } else if (arg == "--overwrite") {
       options.files.overwrite = true;
     } else if (arg == "--fail-fast") {
@@ -197,6 +201,17 @@ CliOptions parse_options(int argc, char** argv, const edgewise::Registry& regist
       throw std::invalid_argument("unknown option " + arg + " (see edgewise --help)");
   if (options.help || options.version) return options;
   if (options.inputs.empty()) throw std::invalid_argument("no input file given (see edgewise --help)");
+  if (options.verbose && !options.estimate_noise)
+    throw std::invalid_argument("--verbose goes with --estimate-noise (see edgewise --help)");
+  if (options.estimate_noise) {
+    // A mode of the tool, not a filter: it reads the inputs and writes nothing.
+    if (output_given) throw std::invalid_argument("--estimate-noise writes no file: -o/--output does not go with it");
+    if (options.gui) throw std::invalid_argument("--estimate-noise cannot be combined with --gui");
+    if (!options.extra_outputs.empty())
+      throw std::invalid_argument("--" + std::string(kWritePrefix) + options.extra_outputs.begin()->first +
+                                  " cannot be combined with --estimate-noise");
+    return options;
+  }
   if (options.output.empty()) throw std::invalid_argument("no output given: use -o OUTPUT");
   // apply_argument checks each value alone; this checks them together.
   const std::string error = edgewise::validate(options.settings.spec);
@@ -237,6 +252,7 @@ std::string help_text(const edgewise::Registry& registry, const edgewise::Backen
   std::ostringstream out;
   out << "Usage: edgewise [OPTIONS] INPUT... -o OUTPUT\n"
          "       edgewise --gui [OPTIONS] INPUT -o OUTPUT\n"
+         "       edgewise --estimate-noise [--verbose] INPUT...\n"
       << wrap("Edge-preserving denoising (filters: " + words(filter_names(registry.filters()), ", ") + ").", 0) << "\n"
       << wrap(
              "Reads PNG, JPEG and TIFF: 8 or 16 bits per sample, grey or RGB, with or without alpha. "
@@ -285,6 +301,21 @@ std::string help_text(const edgewise::Registry& registry, const edgewise::Backen
               std::to_string(kDefaultPngCompression) + ".")
       << "  --tiff-compression none|deflate|lzw|zstd\n"
       << wrap("TIFF compression, with a predictor (floating-point for float samples). Default deflate.")
+      << "\nNoise estimation:\n"
+      << "  --estimate-noise\n"
+      << wrap(
+             "Filter nothing and write nothing: print each input's noise level, one line a file, separated by "
+             "tabs: the path, then the noise sigma of each colour channel in code values of the 8-bit scale "
+             "(whatever the file's bit depth), then their median: PATH R=5.12 G=4.98 B=5.30 median=5.12 "
+             "(grey=... for a grey image; - for a channel without an area flat enough to measure). Alpha is "
+             "not measured and transparent pixels are ignored. Texture and edges are told from noise by "
+             "weak-texture blocks (Liu, Tanaka & Okutomi 2013) measured with Immerkaer's kernel; a photo of "
+             "texture only cannot be measured and fails. --threads, --max-pixels and --fail-fast apply.")
+      << "  --verbose\n"
+      << wrap(
+             "With --estimate-noise: after each file's line, one line per channel holding its noise level "
+             "function, since camera noise grows with brightness: the noise sigma in intensity bins, each as "
+             "intensity:sigma in code values (- where a bin has too little flat area).")
       << "\nOther options:\n";
   out << "  --gui\n"
       << wrap(

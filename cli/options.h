@@ -32,6 +32,10 @@ struct CliOptions {
   // --gui applies them over the dialog's last values.
   std::vector<std::pair<std::string, std::string>> given;
   bool gui = false;
+  // --estimate-noise: print each input's noise level and write nothing;
+  // --verbose: with it, each channel's noise level function.
+  bool estimate_noise = false;
+  bool verbose = false;
   bool help = false;
   bool version = false;
 };

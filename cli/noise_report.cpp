@@ -1,0 +1,72 @@
+#include "noise_report.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace edgewise_cli {
+
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+const char* channel_label(size_t channel, size_t channels) {
+  static const char* const rgb[] = {"R", "G", "B"};
+  return channels == 1 ? "grey" : rgb[channel];
+}
+
+}  // namespace
+
+std::string noise_report(const std::string& path, const edgewise::NoiseEstimate& estimate, bool verbose) {
+  const size_t channels = estimate.channels.size();
+  std::string text = path;
+  for (size_t c = 0; c < channels; ++c) {
+    const edgewise::ChannelNoise& channel = estimate.channels[c];
+    text += std::string("\t") + channel_label(c, channels) + "=" + (channel.valid ? fixed(channel.sigma, 2) : "-");
+  }
+  text += "\tmedian=" + (estimate.valid() ? fixed(estimate.sigma(), 2) : "-") + "\n";
+  if (!verbose) return text;
+  for (size_t c = 0; c < channels; ++c) {
+    text += std::string("\t") + channel_label(c, channels);
+    for (const edgewise::NoiseLevelBin& bin : estimate.channels[c].bins)
+      text += "\t" + fixed(bin.intensity, 1) + ":" + (bin.valid ? fixed(bin.sigma, 2) : "-");
+    text += "\n";
+  }
+  return text;
+}
+
+BatchReport estimate_noise_of_files(const std::vector<std::string>& inputs, const JobOptions& files, bool verbose,
+                                    int threads) {
+  for (const std::string& input : inputs) detect_format(input);  // exists, and is an image
+  edgewise::NoiseEstimateOptions options;
+  options.threads = threads;
+  BatchReport report;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& input = inputs[i];
+    try {
+      DecodedImage image = read_image(input, files.limits);
+      const edgewise::NoiseEstimate estimate = edgewise::estimate_noise(view(image), options);
+      if (!estimate.valid())
+        throw std::runtime_error(input + ": cannot estimate its noise: fewer than " +
+                                 std::to_string(edgewise::kMinBinBlocks) +
+                                 " opaque blocks of 10x10 pixels are flat enough to show noise alone (the image is " +
+                                 std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
+      std::fputs(noise_report(input, estimate, verbose).c_str(), stdout);
+      std::fflush(stdout);
+      ++report.written;
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "edgewise: %s\n", error.what());
+      report.failed.push_back(input);
+      if (files.fail_fast && i + 1 < inputs.size()) {
+        report.stopped = true;
+        break;
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace edgewise_cli

@@ -1,0 +1,219 @@
+// edgewise --estimate-noise: one line per file (path, sigma per colour
+// channel, median), --verbose's noise level functions, every layout and
+// format the CLI reads, and bad input (one message, non-zero status).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include "cli_test_support.h"
+#include "jobs.h"
+#include "noise_estimate.h"
+#include "noise_report.h"
+
+namespace edgewise_cli_test {
+namespace {
+
+constexpr double kSigma = 8.0;  // code values of the 8-bit scale
+
+// The test photo in a layout, white noise of kSigma added to its colour
+// samples (alpha untouched), as the file's encoding holds it: 8- and 16-bit
+// rounded and clipped, float neither. Seed 1600 + channels + bits (std::mt19937).
+DecodedImage noisy_photo(int channels, int bits) {
+  const DecodedImage clean = photo(channels, bits == 32 ? 16 : bits);
+  DecodedImage image = bits == 32 ? as_float(clean, 1.0f) : clean;
+  std::mt19937 rng(1600 + unsigned(channels + bits));
+  std::normal_distribution<double> normal(0.0, kSigma);
+  const int colours = channels >= 3 ? 3 : 1;
+  const size_t pixels = size_t(image.width) * size_t(image.height);
+  for (size_t i = 0; i < pixels * size_t(channels); ++i) {
+    if (int(i % size_t(channels)) >= colours) continue;
+    const double noise = normal(rng);
+    if (bits == 8) {
+      image.bytes[i] = uint8_t(std::clamp(std::lround(image.bytes[i] + noise), 0L, 255L));
+    } else if (bits == 16) {
+      uint16_t value;
+      std::memcpy(&value, image.bytes.data() + 2 * i, 2);
+      value = uint16_t(std::clamp(std::lround(value + noise * 257), 0L, 65535L));
+      std::memcpy(image.bytes.data() + 2 * i, &value, 2);
+    } else {
+      float value;
+      std::memcpy(&value, image.bytes.data() + 4 * i, 4);
+      value += float(noise / 255);
+      std::memcpy(image.bytes.data() + 4 * i, &value, 4);
+    }
+  }
+  return image;
+}
+
+// The numbers after "NAME=" on a report's first line, in order.
+std::vector<double> printed_sigmas(const std::string& line) {
+  std::vector<double> values;
+  std::istringstream fields(line.substr(0, line.find('\n')));
+  std::string field;
+  std::getline(fields, field, '\t');  // the path
+  while (std::getline(fields, field, '\t')) values.push_back(std::stod(field.substr(field.find('=') + 1)));
+  return values;
+}
+
+// What the CLI should print for a file: core's estimate on the samples as
+// the CLI's reader decodes them.
+std::string expected_report(const std::string& path, bool verbose) {
+  DecodedImage image = edgewise_cli::read_image(path);
+  return edgewise_cli::noise_report(path, edgewise::estimate_noise(edgewise_cli::view(image)), verbose);
+}
+
+TEST(CliNoise, EveryLayoutAndFormat) {
+  struct Case {
+    int channels, bits;
+    FileFormat format;
+    const char* name;
+  };
+  const Case cases[] = {
+      {1, 8, FileFormat::png, "grey.png"},       {2, 8, FileFormat::png, "grey_alpha.png"},
+      {3, 8, FileFormat::png, "rgb.png"},        {4, 8, FileFormat::png, "rgba.png"},
+      {1, 16, FileFormat::png, "grey16.png"},    {4, 16, FileFormat::png, "rgba16.png"},
+      {3, 16, FileFormat::tiff, "rgb16.tif"},    {3, 32, FileFormat::tiff, "rgb_float.tif"},
+      {2, 32, FileFormat::tiff, "ga_float.tif"}, {3, 8, FileFormat::jpeg, "rgb.jpg"},
+      {1, 8, FileFormat::jpeg, "grey.jpg"},
+  };
+  ScratchDir dir;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    edgewise_cli::WriteOptions write;
+    write.jpeg_quality = 98;
+    edgewise_cli::write_image(dir.file(c.name), c.format, noisy_photo(c.channels, c.bits), write);
+    const CliResult result = run_cli("--estimate-noise " + dir.file(c.name));
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(result.err, "");
+    EXPECT_EQ(result.out, expected_report(dir.file(c.name), false));
+    const std::string label =
+        c.channels >= 3 ? "R=[0-9]+\\.[0-9]{2}\tG=[0-9]+\\.[0-9]{2}\tB=[0-9]+\\.[0-9]{2}" : "grey=[0-9]+\\.[0-9]{2}";
+    EXPECT_TRUE(
+        std::regex_match(result.out, std::regex(dir.file(c.name) + "\t" + label + "\tmedian=[0-9]+\\.[0-9]{2}\n")))
+        << result.out;
+    const std::vector<double> sigmas = printed_sigmas(result.out);
+    ASSERT_EQ(sigmas.size(), c.channels >= 3 ? 4u : 2u);
+    std::vector<double> channels(sigmas.begin(), sigmas.end() - 1);
+    std::sort(channels.begin(), channels.end());
+    EXPECT_EQ(sigmas.back(), channels[channels.size() / 2]);  // the median
+    // JPEG smooths the noise it stores; the lossless files hold kSigma.
+    if (c.format != FileFormat::jpeg) {
+      for (double sigma : sigmas) EXPECT_NEAR(sigma, kSigma, 0.1 * kSigma);
+    }
+  }
+}
+
+TEST(CliNoise, VerboseAddsTheNoiseLevelFunctions) {
+  ScratchDir dir;
+  edgewise_cli::write_image(dir.file("rgb.png"), FileFormat::png, noisy_photo(3, 8));
+  edgewise_cli::write_image(dir.file("grey.png"), FileFormat::png, noisy_photo(1, 8));
+  const CliResult result = run_cli("--estimate-noise --verbose " + dir.file("rgb.png") + " " + dir.file("grey.png"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out, expected_report(dir.file("rgb.png"), true) + expected_report(dir.file("grey.png"), true));
+  EXPECT_EQ(line_count(result.out), 4 + 2);
+  const std::regex bin_line("\t(R|G|B|grey)(\t[0-9]+\\.[0-9]:([0-9]+\\.[0-9]{2}|-))+");
+  std::istringstream lines(result.out);
+  std::string line;
+  int bin_lines = 0;
+  while (std::getline(lines, line))
+    if (line[0] == '\t') {
+      ++bin_lines;
+      EXPECT_TRUE(std::regex_match(line, bin_line)) << line;
+    }
+  EXPECT_EQ(bin_lines, 4);
+  // Without --verbose: the file lines alone.
+  const CliResult plain = run_cli("--estimate-noise " + dir.file("rgb.png") + " " + dir.file("grey.png"));
+  EXPECT_EQ(plain.out, expected_report(dir.file("rgb.png"), false) + expected_report(dir.file("grey.png"), false));
+}
+
+TEST(CliNoise, BadInput) {
+  ScratchDir dir;
+  edgewise_cli::write_image(dir.file("good.png"), FileFormat::png, noisy_photo(3, 8));
+  write_bytes(dir.file("text.png"), "not an image\n");
+  // Too small to hold 16 blocks of 10x10 pixels.
+  DecodedImage tiny = noisy_photo(3, 8);
+  tiny.width = tiny.height = 12;
+  tiny.allocate();
+  edgewise_cli::write_image(dir.file("tiny.png"), FileFormat::png, tiny);
+
+  CliResult result = run_cli("--estimate-noise " + dir.file("missing.png"));
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(line_count(result.err), 1) << result.err;
+  EXPECT_NE(result.err.find(dir.file("missing.png")), std::string::npos) << result.err;
+  EXPECT_EQ(result.out, "");
+
+  // Every input is checked before any is read.
+  result = run_cli("--estimate-noise " + dir.file("good.png") + " " + dir.file("text.png"));
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(line_count(result.err), 1) << result.err;
+  EXPECT_NE(result.err.find(dir.file("text.png")), std::string::npos) << result.err;
+  EXPECT_EQ(result.out, "");
+
+  result = run_cli("--estimate-noise " + dir.file("tiny.png"));
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(line_count(result.err), 1) << result.err;
+  EXPECT_NE(result.err.find(dir.file("tiny.png") + ": cannot estimate its noise"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("(the image is 12x12)"), std::string::npos) << result.err;
+
+  // In a batch the others are still done, and a summary names the failure;
+  // --fail-fast stops at it.
+  result = run_cli("--estimate-noise " + dir.file("tiny.png") + " " + dir.file("good.png"));
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, expected_report(dir.file("good.png"), false));
+  EXPECT_NE(result.err.find("1 of 2 files failed: " + dir.file("tiny.png")), std::string::npos) << result.err;
+  result = run_cli("--estimate-noise --fail-fast " + dir.file("tiny.png") + " " + dir.file("good.png"));
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_NE(result.err.find("--fail-fast stopped the rest"), std::string::npos) << result.err;
+
+  // --max-pixels is checked from the header, as for filtering.
+  result = run_cli("--estimate-noise --max-pixels 1000 " + dir.file("good.png"));
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(line_count(result.err), 1) << result.err;
+  EXPECT_EQ(result.out, "");
+}
+
+TEST(CliNoise, UsageErrors) {
+  ScratchDir dir;
+  edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, noisy_photo(3, 8));
+  const std::string input = " " + dir.file("in.png");
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"--estimate-noise", "no input file given"},
+      {"--estimate-noise" + input + " -o " + dir.file("out.png"), "-o/--output does not go with it"},
+      {"--estimate-noise --gui" + input, "--estimate-noise cannot be combined with --gui"},
+      {"--verbose" + input + " -o " + dir.file("out.png"), "--verbose goes with --estimate-noise"},
+      {"--estimate-noise --threads x" + input, "invalid threads 'x'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const CliResult result = run_cli(c.args);
+    EXPECT_EQ(result.status, 2);
+    EXPECT_EQ(line_count(result.err), 1) << result.err;
+    EXPECT_NE(result.err.find(c.message), std::string::npos) << result.err;
+    EXPECT_EQ(result.out, "");
+  }
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"in.png"});
+  // Filter options mean nothing here: a notice, then the estimate.
+  const CliResult result = run_cli("--estimate-noise --sigma-r 20 --threads 1" + input);
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("(--sigma-r) are not used by --estimate-noise"), std::string::npos) << result.err;
+  EXPECT_EQ(result.out, expected_report(dir.file("in.png"), false));
+}
+
+TEST(CliNoise, Help) {
+  const std::string help = squeeze_spaces(run_cli("--help").out);
+  EXPECT_NE(help.find("edgewise --estimate-noise [--verbose] INPUT..."), std::string::npos) << help;
+  EXPECT_NE(help.find("--estimate-noise Filter nothing and write nothing"), std::string::npos) << help;
+  EXPECT_NE(help.find("--verbose With --estimate-noise"), std::string::npos) << help;
+}
+
+}  // namespace
+}  // namespace edgewise_cli_test
