@@ -199,6 +199,20 @@ ReferenceImage run_reference(const NlmParameters& n, const FloatImage& image) {
   return edgewise_reference::nlm_reference(to_reference(image), reference_settings(n));
 }
 
+NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index, int search_radius,
+                             int patch_radius) {
+  NlmParameters n;
+  n.mode = mode;
+  n.kernel = kernel;
+  n.search_radius = search_radius;
+  n.patch_radius = patch_radius;
+  n.h = index % 5 == 0 ? 0.0f : mode == edgewise::ColorMode::lab ? 4.0f : 12.0f;
+  n.sigma_n = float(index % 3) * 3.0f;
+  n.sigma_s = index % 2 ? 2.0f : 100.0f;
+  n.sigma_r = index % 4 == 1 ? 100000.0f : mode == edgewise::ColorMode::lab ? 15.0f : 40.0f;
+  return n;
+}
+
 std::string describe(const NlmParameters& n, const ImageShape& shape) {
   using edgewise::to_string;
   return std::string("nlm ") + to_string(n.mode) + " " + to_string(n.kernel) + " S=" + std::to_string(n.search_radius) +

@@ -93,6 +93,11 @@ inline BilateralParameters bilateral_of(const FilterSpec& spec) { return edgewis
 edgewise_reference::NlmSettings reference_settings(const NlmParameters& n);
 ReferenceImage run_reference(const NlmParameters& n, const FloatImage& image);
 std::string describe(const NlmParameters& n, const ImageShape& shape);
+// Case `index` of a sweep over modes and kernels: h (0 every fifth case,
+// the patch term off), sigma-n, sigma-s and sigma-r (its maximum every
+// fourth case, the range term off) varied with the index.
+NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index, int search_radius,
+                             int patch_radius);
 
 // run_filter on the CPU backend with the given options (backend forced to cpu).
 FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::RunOptions options = {});

@@ -25,15 +25,7 @@ void every_variant(int max_search, bool short_run) {
         for (int channels = 1; channels <= 4; ++channels) {
           ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
           shape.channels = channels;
-          NlmParameters n;
-          n.mode = mode;
-          n.kernel = kernel;
-          n.search_radius = 1 + index % max_search;
-          n.patch_radius = patch;
-          n.h = index % 5 == 0 ? 0.0f : mode == ColorMode::lab ? 4.0f : 12.0f;
-          n.sigma_n = float(index % 3) * 3.0f;
-          n.sigma_s = index % 2 ? 2.0f : 100.0f;
-          n.sigma_r = index % 4 == 1 ? 100000.0f : mode == ColorMode::lab ? 15.0f : 40.0f;
+          const NlmParameters n = nlm_sweep_case(mode, kernel, index, 1 + index % max_search, patch);
           ++index;
           SCOPED_TRACE(describe(n, shape));
           const FloatImage image = random_image(rng, shape);
