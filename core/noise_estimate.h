@@ -71,7 +71,8 @@ struct NoiseLevelBin {
 
 struct ChannelNoise {
   // The root-mean-square noise over the image: the bins' variances
-  // weighted by the share of the image's blocks each bin covers. 0 when
+  // weighted by the share of the image's blocks each bin covers, a bin
+  // that could not be measured counted at sigma_at(its intensity). 0 when
   // no bin could be measured (valid false).
   double sigma = 0;
   bool valid = false;
@@ -107,9 +108,12 @@ constexpr int kMinBinBlocks = 16;
 // From rows of interleaved 0..1 floats (colour channels, then alpha when
 // shape has one), as every front end reads them: the CLI's decoded files
 // (BufferSource), the plug-in's drawables (GeglRowSource). Rows are read
-// once, in increasing order. Throws std::invalid_argument for a shape
-// without pixels or with a channel count other than 1 to 4. An image too
-// small or too flat to measure gives channels that are not valid.
+// in bands, in increasing order (a band starts with the last two rows of
+// the one before);
+// a large image's rows between its strips are not read. Throws
+// std::invalid_argument for a shape without pixels or with a channel count
+// other than 1 to 4. An image too small, too transparent or too textured to
+// measure gives channels that are not valid.
 NoiseEstimate estimate_noise(PixelSource& source, const ImageShape& shape, const NoiseEstimateOptions& options = {});
 
 // The same for a whole image in memory (rows converted on several threads).

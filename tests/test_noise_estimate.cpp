@@ -267,7 +267,17 @@ TEST(NoiseEstimate, ThreadsAndRowSourceGiveTheSameResult) {
   const NoiseEstimate reference = estimate_noise(buffer, one_thread);
   NoiseEstimateOptions three_threads;
   three_threads.threads = 3;
-  BufferSource rows(buffer);
+  // The row source is read in increasing order, as a plug-in's tiles are.
+  struct Rows : PixelSource {
+    explicit Rows(const ImageBuffer& buffer) : source(buffer) {}
+    void read_rows(int y, int rows, float* dst) override {
+      EXPECT_GE(y, next - 2);
+      next = y + rows;
+      source.read_rows(y, rows, dst);
+    }
+    BufferSource source;
+    int next = 0;
+  } rows(buffer);
   for (const NoiseEstimate& other : {estimate_noise(buffer, three_threads), estimate_noise(rows, buffer.shape)}) {
     ASSERT_EQ(other.channels.size(), reference.channels.size());
     for (size_t c = 0; c < other.channels.size(); ++c) {
