@@ -332,7 +332,7 @@ int main(int argc, char** argv) {
                   .c_str());
   for (int i = 0; i < batch; ++i)
     std::system(("cp " + in_jpg + " " + file("batch_in/photo" + std::to_string(i) + ".jpg")).c_str());
-  const DecodedImage decoded = edgewise_cli::read_jpeg(in_jpg);
+  DecodedImage decoded = edgewise_cli::read_jpeg(in_jpg);
   auto batch_rows = [&](const std::string& label, const edgewise::BilateralParameters& parameters,
                         const std::string& cli_options) {
     const edgewise::FilterSpec spec = edgewise::bilateral_spec(parameters);
