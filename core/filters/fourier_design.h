@@ -32,9 +32,9 @@ struct RangeSeries {
 // but how much of it reaches the output depends on where it lies: the
 // Gaussian's and Lorentz's spread over all differences, Tukey's and
 // Huber's gather at their corner |x| = sigma_r and alternate in sign there
-// (so the photos' differences average them out). The targets are the
-// largest that keep every photo of tests/data at least 5 dB above 50 dB
-// against the exact filter (docs/fourier.md, from bench/fourier_accuracy).
+// (so the photos' differences average them out). The targets come from
+// measurements that keep every photo of tests/data at least 5 dB above
+// 50 dB against the exact filter (docs/fourier.md, bench/fourier_accuracy).
 double series_target_error(RangeKernel kernel);
 constexpr int kMaxSeriesTerms = 64;
 
