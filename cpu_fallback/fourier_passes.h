@@ -31,8 +31,12 @@ inline float lane_sum(Lanes v) { return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4]
 
 // cos and sin swapped within each term's pair of lanes.
 inline Lanes swap_pairs(Lanes v) {
+#if defined(__clang__)  // clang has no __builtin_shuffle (the CI's sanitizer stage builds with clang)
+  return __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6);
+#else
   typedef int Mask __attribute__((vector_size(32)));
   return __builtin_shuffle(v, Mask{1, 0, 3, 2, 5, 4, 7, 6});
+#endif
 }
 
 struct GroupLanes {

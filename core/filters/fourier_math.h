@@ -28,7 +28,7 @@ template <class T>
 EW_HD T fourier_sin_turns(T t) {
   const T r = t - fourier_round(t);
   const T half = r < 0.0f ? T{} - 0.5f : T{} + 0.5f;
-  const T folded = (r > 0.25f) | (r < -0.25f) ? half - r : r;
+  const T folded = ((r > 0.25f) | (r < -0.25f)) ? half - r : r;
   const T x = folded * 6.283185307179586f;
   const T x2 = x * x;
   return x * (1.0f + x2 * (-1.0f / 6.0f +
