@@ -66,25 +66,6 @@ FloatImage run_whole(const FilterSpec& spec, const FloatImage& image, int thread
   return run_cpu(spec, image, options);
 }
 
-// PSNR on the 0-255 scale over every sample of every visible pixel. A
-// transparent pixel's colour is seen nowhere; where all its visible
-// neighbours are far from it in value, the exact filter moves it to their
-// mean under weights far below the series' resolution (D / A < D_min),
-// and the Fourier filter keeps it.
-double psnr(const ReferenceImage& expected, const FloatImage& got) {
-  const int channels = got.shape().channels;
-  const bool alpha = channels == 2 || channels == 4;
-  double sum = 0.0;
-  size_t count = 0;
-  for (size_t i = 0; i < expected.samples.size(); ++i) {
-    if (alpha && got.pixels()[i - i % size_t(channels) + size_t(channels) - 1] == 0.0f) continue;
-    const double d = 255.0 * (expected.samples[i] - double(got.pixels()[i]));
-    sum += d * d;
-    ++count;
-  }
-  return sum > 0.0 ? 10.0 * std::log10(255.0 * 255.0 * double(count) / sum) : INFINITY;
-}
-
 TEST(FourierDesign, KernelsAreTheExactFiltersOnes) {
   for (double x = -300.0; x <= 300.0; x += 0.37)
     for (double s : {0.5, 10.0, 25.0, 255.0}) {
@@ -318,6 +299,25 @@ TEST(FourierCpu, TransparentNeighboursWeighNothing) {
 }
 
 #if EDGEWISE_HAVE_CLI_IO
+
+// PSNR on the 0-255 scale over every sample of every visible pixel. A
+// transparent pixel's colour is seen nowhere; where all its visible
+// neighbours are far from it in value, the exact filter moves it to their
+// mean under weights far below the series' resolution (D / A < D_min),
+// and the Fourier filter keeps it.
+double psnr(const ReferenceImage& expected, const FloatImage& got) {
+  const int channels = got.shape().channels;
+  const bool alpha = channels == 2 || channels == 4;
+  double sum = 0.0;
+  size_t count = 0;
+  for (size_t i = 0; i < expected.samples.size(); ++i) {
+    if (alpha && got.pixels()[i - i % size_t(channels) + size_t(channels) - 1] == 0.0f) continue;
+    const double d = 255.0 * (expected.samples[i] - double(got.pixels()[i]));
+    sum += d * d;
+    ++count;
+  }
+  return sum > 0.0 ? 10.0 * std::log10(255.0 * 255.0 * double(count) / sum) : INFINITY;
+}
 
 // A crop of a test photo as floats, with a synthetic alpha when asked.
 FloatImage photo_crop(const std::string& name, int x0, int y0, int width, int height, bool alpha = false) {
