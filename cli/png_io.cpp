@@ -368,6 +368,10 @@ DecodedImage read_png(const std::string& path, const ReadLimits& limits) {
     throw std::runtime_error(path + ": unreadable PNG (" + error + ")");
   }
   png_init_io(png, file.get());
+  // A compressed chunk (iCCP, zTXt, iTXt) declares its inflated size: without
+  // a cap libpng allocates it up front (2 GB from a 200-byte file, found by
+  // the PNG fuzzer). 64 MiB holds any real ICC profile or text.
+  png_set_chunk_malloc_max(png, png_alloc_size_t(64) << 20);
   png_read_info(png, info);
   // A header can declare any size: checked before any pixel memory.
   try {
