@@ -3,6 +3,7 @@
 #include "bilateral_cpu.h"
 #include "fourier_cpu.h"
 #include "nlm_cpu.h"
+#include "pyramid_cpu.h"
 
 namespace edgewise::cpu {
 
@@ -12,6 +13,7 @@ const KernelEntry kKernels[] = {
     {"bilateral", bilateral_own_cost, make_bilateral_kernel},
     {"nlm", nlm_own_cost, make_nlm_kernel},
     {"fourier", fourier_own_cost, make_fourier_kernel},
+    {"pyramid", pyramid_own_cost, make_pyramid_kernel},
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "filter_registry.h"
 #include "fourier.h"
 #include "nlm.h"
+#include "pyramid.h"
 
 namespace edgewise {
 
@@ -14,6 +15,7 @@ const Registry& builtin_registry() {
       &adaptive_filter(),
       &nlm_filter(),
       &fourier_filter(),
+      &pyramid_filter(),
   });
   return registry;
 }
