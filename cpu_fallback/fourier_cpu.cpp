@@ -21,14 +21,7 @@ namespace edgewise::cpu {
 namespace {
 
 FourierPasses select_passes() {
-#if defined(__clang__)
-  // Known defect: built by clang, the avx2 passes give wrong outputs (0 or 1
-  // after the clamp; GCC's are right, and clang's generic passes are), so
-  // clang builds take the generic ones until the cause is found.
-  return generic::fourier_passes();
-#else
   return std::string(instruction_set()) == "generic" ? generic::fourier_passes() : avx2::fourier_passes();
-#endif
 }
 
 // Group g's lanes for colour channel c: terms 4g + 1 .. 4g + 4.
@@ -74,6 +67,10 @@ class FourierKernel : public BandKernel {
     const FourierParams& p = plan_.params;
     const int colours = p.color_channels, width = output.width, out_rows = output.rows;
     prepare(input);
+    for (FourierScratch& scratch : scratch_) {
+      scratch.block.resize(std::max(scratch.block.size(), size_t(input.rows) * kFourierBlockColumns * kFourierLanes));
+      scratch.row.resize(std::max(scratch.row.size(), size_t(width) * kFourierLanes));
+    }
     FourierBandView view;
     view.alpha = p.has_alpha ? input.row(colours, 0) : nullptr;
     view.stride = size_t(input.width);

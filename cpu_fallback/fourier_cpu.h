@@ -43,7 +43,9 @@ struct FourierBandView {
   float* numerator = nullptr;    // out_rows x width: E, accumulated (null: D only)
 };
 
-// One thread's working memory.
+// One thread's working memory, sized by the band kernel (the passes, built
+// per instruction set, allocate nothing): block holds a band's rows of
+// kFourierBlockColumns pixels' lanes, row an output row's lanes.
 struct FourierScratch {
   std::vector<float> block, row;
 };

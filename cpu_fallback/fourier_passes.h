@@ -54,8 +54,6 @@ void column_pass(const FourierParams& p, const float* taps, const FourierGroup& 
   constexpr int B = kFourierBlockColumns;
   const GroupLanes lanes(group);
   const int rows = view.rows, reach = view.reach, out_rows = view.out_rows, columns = x1 - x0;
-  const size_t needed = size_t(rows) * B * kFourierLanes;
-  if (scratch.block.size() < needed) scratch.block.resize(needed);
   float* const X = scratch.block.data();  // band row i, column b at (i * B + b) * 8
   for (int i = 0; i < rows; ++i) {
     const float* u = view.samples + size_t(i) * view.stride + x0;
@@ -114,8 +112,6 @@ void row_pass(const FourierParams& p, const float* taps, const FourierGroup& gro
               FourierScratch& scratch) {
   const GroupLanes lanes(group);
   const int width = view.width;
-  const size_t needed = size_t(width) * kFourierLanes;
-  if (scratch.row.size() < needed) scratch.row.resize(needed);
   float* const Y = scratch.row.data();
   const float* V = view.terms + size_t(j) * size_t(width) * kFourierLanes;
   auto at = [&](const float* plane, int x) { return load(plane + size_t(x) * kFourierLanes); };

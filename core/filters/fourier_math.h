@@ -9,7 +9,25 @@
 #include "fourier.h"
 #include "lanes.h"
 
+// The CPU compiles these templates once per instruction set on the same
+// vector type (cpu_fallback/fourier_passes_*.cpp), and the two copies differ
+// in ABI: under avx2 an 8-float vector travels in a ymm register, in the
+// baseline build in memory. Out-of-line instantiations (clang kept
+// FourierRecursion::step out of line) have one mangled name, so the linker
+// kept one copy for both sets, and the avx2 passes called the baseline step
+// with their arguments where it did not look for them: outputs of 0 or 1
+// after the clamp. An inline namespace per instruction set gives each its
+// own names; elsewhere (scalars, CUDA) it is `shared`.
+#if defined(EW_ISA_NAMESPACE)
+#define EW_FOURIER_MATH_PASTE(a, b) a##b
+#define EW_FOURIER_MATH_NAME(isa) EW_FOURIER_MATH_PASTE(math_, isa)
+#define EW_FOURIER_MATH EW_FOURIER_MATH_NAME(EW_ISA_NAMESPACE)
+#else
+#define EW_FOURIER_MATH math_shared
+#endif
+
 namespace edgewise {
+inline namespace EW_FOURIER_MATH {
 
 // The nearest integer, as a float, for |x| < 2^22 (adding 1.5 * 2^23 leaves
 // no fraction bits); the same operations on every backend and SIMD lane.
@@ -97,4 +115,5 @@ struct FourierRecursion {
   }
 };
 
+}  // inline namespace EW_FOURIER_MATH
 }  // namespace edgewise
