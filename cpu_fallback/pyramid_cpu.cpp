@@ -154,7 +154,7 @@ class PyramidKernel : public BandKernel {
   // colour planes there (G_k is not read again).
   void filter_level(int k, PyramidRange rows, PyramidRange result) {
     const int r = plan_.radius, count = rows.last - rows.first + 1, colours = plan_.color_channels;
-    const bool top = k + 1 == plan_.levels;
+    const bool top = k + 1 == plan_.levels, gaussian_weights = plan_.gaussian_weights;
     Level& level = levels_[size_t(k)];
     const int width = level.width, planes = planes_;
     padded_.resize(std::max(padded_.size(), padded_band_floats(count + 2 * r, width, r, planes)));
@@ -166,7 +166,7 @@ class PyramidKernel : public BandKernel {
       for (int c = 0; c < colours; ++c) {
         float* target = laplacian.row(c, band_row) + r;
         const float* gaussian = level.row(c, i);
-        if (top) {
+        if (top || gaussian_weights) {
           std::memcpy(target, gaussian, size_t(width) * sizeof(float));
           continue;
         }
@@ -188,6 +188,16 @@ class PyramidKernel : public BandKernel {
           std::memcpy(level.row(c, i), laplacian.row(c, i - rows.first + r) + r, size_t(width) * sizeof(float));
       });
     for (size_t s = 0; s < passes.size(); ++s) run_pass(passes[s], rows_[size_t(k)][s], laplacian, level, rows, result);
+    if (top || !gaussian_weights) return;
+    // B_k(G_k) - EXPAND(G_{k+1}): the level's Laplacian, filtered with weights from G_k.
+    for_rows(result, width, [&](int i, float* line) {
+      float* expanded = line + coarse->width + 2;
+      for (int c = 0; c < colours; ++c) {
+        expand_row(*coarse, coarse_height, c, i, line, expanded, width);
+        float* target = level.row(c, i);
+        for (int x = 0; x < width; ++x) target[x] -= expanded[x];
+      }
+    });
   }
 
   void run_pass(const PyramidPass& pass, RowFunction function, const PaddedBand& laplacian, Level& level,

@@ -38,6 +38,7 @@ edgewise_reference::PyramidSettings reference_of(const PyramidParameters& p, con
   s.sigma_s = p.sigma_s;
   s.radius = pp.radius;
   s.levels = pp.levels;
+  s.gaussian_guide = p.guide == PyramidGuide::gaussian;
   for (const std::vector<PyramidPass>& passes : pp.passes) {
     std::vector<edgewise_reference::PyramidPassSettings> level;
     for (const PyramidPass& pass : passes) {
@@ -50,11 +51,11 @@ edgewise_reference::PyramidSettings reference_of(const PyramidParameters& p, con
   }
   // sigma_r(k) = sigma-r gain(k) strength (x luma or chroma in lab mode),
   // rounded to the float the level's bilateral plan is made from.
-  const std::vector<double> gains = pyramid_noise_gains(pp.levels);
+  const std::vector<double> gains = pyramid_level_sigma_r(1.0, pp.levels, 1.0, p.guide);
   const bool lab = pp.lab;
   for (int k = 0; k < pp.levels; ++k)
     for (auto& pass : s.passes[size_t(k)]) {
-      double strength = double(p.strength);
+      double strength = double(p.strength) * (k > 0 ? double(p.coarse_strength) : 1.0);
       if (lab) strength *= pass.first_channel == 0 ? double(p.luma_strength) : double(p.chroma_strength);
       if (!lab && p.mode == ColorMode::lab) strength *= double(p.luma_strength);
       pass.sigma_r = double(float(double(p.sigma_r) * gains[size_t(k)] * strength));
@@ -92,8 +93,24 @@ TEST(PyramidDesign, NoiseGainsMatchNoiseOnTheReferencePyramid) {
     // Samples are correlated on the coarse levels: few independent ones.
     EXPECT_NEAR(measured / gains[size_t(k)], 1.0, k < 3 ? 0.05 : 0.25) << "level " << k << " gain " << gains[size_t(k)];
   }
+  // The Gaussian levels' gains: G_k is the residual of a (k+1)-level pyramid.
+  const std::vector<double> gaussian_gains = pyramid_gaussian_gains(levels);
+  for (int k = 0; k < levels; ++k) {
+    int w = 0, h = 0;
+    const std::vector<double> level =
+        edgewise_reference::laplacian_level_reference(image, size, size, k + 1, k, w, h);
+    double sum2 = 0.0;
+    int count = 0;
+    for (int y = 4; y < h - 4; ++y)
+      for (int x = 4; x < w - 4; ++x) {
+        sum2 += level[size_t(y) * size_t(w) + size_t(x)] * level[size_t(y) * size_t(w) + size_t(x)];
+        ++count;
+      }
+    EXPECT_NEAR(std::sqrt(sum2 / count) / gaussian_gains[size_t(k)], 1.0, k < 3 ? 0.05 : 0.25) << "G_" << k;
+  }
   // One level: the image itself.
   EXPECT_DOUBLE_EQ(pyramid_noise_gains(1)[0], 1.0);
+  EXPECT_DOUBLE_EQ(gaussian_gains[0], 1.0);
 }
 
 TEST(PyramidDesign, AutomaticLevelsKeepTheCoarsestAtLeast32Pixels) {
@@ -157,6 +174,8 @@ TEST(PyramidCpu, MatchesTheReferenceOnAwkwardSizes) {
         p.radius = index % 3 == 0 ? 1 : 0;
         p.sigma_r = mode == ColorMode::lab ? 12.0f : 30.0f;
         p.strength = 0.5f + 0.25f * float(index % 5);
+        p.coarse_strength = index % 3 == 1 ? 2.0f : 1.0f;
+        p.guide = index % 2 ? PyramidGuide::gaussian : PyramidGuide::laplacian;
         p.luma_strength = index % 7 == 0 ? 0.0f : index % 3 == 0 ? 0.5f : 1.0f;
         p.chroma_strength = index % 11 == 0 ? 0.0f : index % 4 == 0 ? 2.0f : 1.0f;
         const FloatImage got = run_cpu(pyramid_spec(p), image);
@@ -175,11 +194,13 @@ TEST(PyramidCpu, VanishingSigmaRAndZeroStrengthGiveTheInput) {
     for (RangeKernel kernel : kKernels)
       for (int levels : {2, 4, 8}) {
         const ImageShape shape{71, 43, 4};
+        const PyramidGuide guide = levels == 4 ? PyramidGuide::laplacian : PyramidGuide::gaussian;
         const FloatImage image = random_image(rng, shape, {false, Alpha::positive});
         PyramidParameters p;
         p.mode = mode;
         p.kernel = kernel;
         p.levels = levels;
+        p.guide = guide;
         // The smallest sigma-r and a small strength: huber's weights fall
         // off as s / |x| only.
         p.sigma_r = 0.001f;
@@ -201,6 +222,7 @@ TEST(PyramidCpu, BandHeightAndThreadsDoNotChangeTheOutput) {
   for (ColorMode mode : kModes)
     for (int levels : {2, 3, 5}) {
       const ImageShape shape{83, 311, 4};
+      const PyramidGuide guide = levels == 3 ? PyramidGuide::laplacian : PyramidGuide::gaussian;
       const FloatImage image = random_image(rng, shape);
       PyramidParameters p;
       p.mode = mode;
@@ -208,6 +230,7 @@ TEST(PyramidCpu, BandHeightAndThreadsDoNotChangeTheOutput) {
       p.radius = 2;
       p.sigma_r = 25.0f;
       p.chroma_strength = 2.0f;
+      p.guide = guide;
       const FilterSpec spec = pyramid_spec(p);
       const FloatImage whole = run_whole(spec, image);
       for (int band_rows : {1, 29, 100}) {

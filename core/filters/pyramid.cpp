@@ -132,9 +132,17 @@ std::vector<double> pyramid_noise_gains(int levels) {
   return gains;
 }
 
-std::vector<double> pyramid_level_sigma_r(double sigma_r, int levels, double strength) {
-  std::vector<double> sigmas = pyramid_noise_gains(levels);
-  for (double& s : sigmas) s *= sigma_r * strength;
+std::vector<double> pyramid_gaussian_gains(int levels) {
+  std::vector<double> gains;
+  for (int k = 1; k <= levels; ++k) gains.push_back(pyramid_noise_gains(k).back());
+  return gains;
+}
+
+std::vector<double> pyramid_level_sigma_r(double sigma_r, int levels, double strength, PyramidGuide guide,
+                                          double coarse_strength) {
+  std::vector<double> sigmas =
+      guide == PyramidGuide::gaussian ? pyramid_gaussian_gains(levels) : pyramid_noise_gains(levels);
+  for (size_t k = 0; k < sigmas.size(); ++k) sigmas[k] = sigma_r * sigmas[k] * (strength * (k > 0 ? coarse_strength : 1.0));
   return sigmas;
 }
 
@@ -248,18 +256,20 @@ std::unique_ptr<Plan> plan_pyramid(const FilterSpec& spec, const ImageShape& sha
     plan->heights.push_back(h);
   }
   plan->reach = pyramid_reach(plan->levels, plan->radius);
-  plan->gains = pyramid_noise_gains(plan->levels);
+  plan->gaussian_weights = p.guide == PyramidGuide::gaussian;
+  plan->gains = plan->gaussian_weights ? pyramid_gaussian_gains(plan->levels) : pyramid_noise_gains(plan->levels);
 
   const int colours = plan->color_channels;
   // One level: sigma-r * 1 * strength, the float the bilateral filter gets.
   const bool grey_lab = p.mode == ColorMode::lab && colours == 1;
-  const double strength = double(p.strength) * (grey_lab ? double(p.luma_strength) : 1.0);
-  const double luma = double(p.strength) * double(p.luma_strength);
-  const double chroma = double(p.strength) * double(p.chroma_strength);
   for (int k = 0; k < plan->levels; ++k) {
     ImageShape level_shape = shape;
     level_shape.width = plan->widths[size_t(k)];
     level_shape.height = plan->heights[size_t(k)];
+    const double level_strength = double(p.strength) * (k > 0 ? double(p.coarse_strength) : 1.0);
+    const double strength = level_strength * (grey_lab ? double(p.luma_strength) : 1.0);
+    const double luma = level_strength * double(p.luma_strength);
+    const double chroma = level_strength * double(p.chroma_strength);
     const double base = double(p.sigma_r) * plan->gains[size_t(k)];
     std::vector<PyramidPass> passes;
     if (!plan->lab) {

@@ -8,8 +8,8 @@
 //   R_{levels-1} = B_{levels-1}(L_{levels-1}),  R_k = B_k(L_k) + EXPAND(R_{k+1}),
 // and the output is R_0. B_k is the bilateral filter (mode, kernel, sigma-s
 // and radius as given, in level-k pixels; alpha weights from the alpha
-// plane's Gaussian pyramid) with sigma_r(k) = sigma-r * gain(k) * strength,
-// gain(k) being the standard deviation white noise of deviation 1 has on
+// plane's Gaussian pyramid) with sigma_r(k) = sigma-r * gain(k) * strength
+// (* coarse-strength for k >= 1), gain(k) being the standard deviation white noise of deviation 1 has on
 // level k (pyramid_noise_gains): the user's sigma-r, which the bilateral
 // filter takes relative to the image's noise, follows the noise down the
 // pyramid. One level is the bilateral filter itself (gain 1).
@@ -33,6 +33,10 @@
 #include "pyramid_math.h"
 
 namespace edgewise {
+
+// The choices of --guide, in pyramid_params.def's order (its other choices
+// are the bilateral filter's enums, which EW_DEF_ENUMS would define again).
+enum class PyramidGuide { gaussian, laplacian };
 
 struct PyramidParameters {
 #define EW_DEF_FIELDS
@@ -59,8 +63,14 @@ int pyramid_levels(int levels, int width, int height);
 // taps in double; borders ignored.
 std::vector<double> pyramid_noise_gains(int levels);
 
-// The per-level sigma-r (pyramid.h's rule) for an image sigma-r and strength.
-std::vector<double> pyramid_level_sigma_r(double sigma_r, int levels, double strength);
+// The same for the Gaussian levels G_k: |a_k|^2 for G_k's 1-D response a_k
+// (1, 0.2734, 0.1235, 0.0604, 0.0300, 0.0150, 0.0075, 0.0037).
+std::vector<double> pyramid_gaussian_gains(int levels);
+
+// The per-level sigma-r (the rule above) for an image sigma-r and strength:
+// sigma_r gain(k) strength, times coarse_strength on levels 1 and up.
+std::vector<double> pyramid_level_sigma_r(double sigma_r, int levels, double strength, PyramidGuide guide,
+                                          double coarse_strength = 1.0);
 
 // The sigma-r the filter takes for an image whose noise has standard
 // deviation `noise_sigma` (code values, Delta E in lab): the factor the
@@ -97,7 +107,10 @@ class PyramidPlan : public Plan {
   bool has_alpha = false;
   bool lab = false;         // the pyramid is built in Lab (converted once, around the whole band)
   std::vector<int> widths, heights;  // per level
-  std::vector<double> gains;         // pyramid_noise_gains
+  // Per level, the white-noise gain of what the range weights are measured
+  // on: pyramid_noise_gains (laplacian) or pyramid_gaussian_gains (gaussian).
+  std::vector<double> gains;
+  bool gaussian_weights = true;  // PyramidGuide::gaussian
   // Per level, the bilateral passes (none: the level is left as it is).
   std::vector<std::vector<PyramidPass>> passes;
 };

@@ -117,13 +117,15 @@ ReferenceImage pyramid_reference(const ReferenceImage& input, const PyramidSetti
   // Each level filtered, collapsed from the top.
   std::vector<Plane> result;
   for (int k = s.levels - 1; k >= 0; --k) {
-    std::vector<Plane> level = gaussian[std::size_t(k)];
-    const int w = level[0].width, h = level[0].height;
+    const std::vector<Plane>& level_gaussian = gaussian[std::size_t(k)];
+    const int w = level_gaussian[0].width, h = level_gaussian[0].height;
+    std::vector<Plane> expanded;  // EXPAND(G_{k+1})
     if (k + 1 < s.levels)
-      for (int c = 0; c < colours; ++c) {
-        const Plane e = expand(gaussian[std::size_t(k) + 1][std::size_t(c)], w, h);
-        for (std::size_t i = 0; i < e.v.size(); ++i) level[std::size_t(c)].v[i] -= e.v[i];
-      }
+      for (int c = 0; c < colours; ++c) expanded.push_back(expand(gaussian[std::size_t(k) + 1][std::size_t(c)], w, h));
+    std::vector<Plane> level = level_gaussian;  // what the passes weigh and average
+    if (!expanded.empty() && !s.gaussian_guide)
+      for (int c = 0; c < colours; ++c)
+        for (std::size_t i = 0; i < level[0].v.size(); ++i) level[std::size_t(c)].v[i] -= expanded[std::size_t(c)].v[i];
     std::vector<Plane> filtered = level;
     for (const PyramidPassSettings& pass : s.passes[std::size_t(k)]) {
       const std::vector<Plane> out =
@@ -131,6 +133,10 @@ ReferenceImage pyramid_reference(const ReferenceImage& input, const PyramidSetti
       for (int c = pass.first_channel; c < pass.first_channel + pass.channels; ++c)
         filtered[std::size_t(c)] = out[std::size_t(c)];
     }
+    if (!expanded.empty() && s.gaussian_guide)
+      for (int c = 0; c < colours; ++c)
+        for (std::size_t i = 0; i < level[0].v.size(); ++i)
+          filtered[std::size_t(c)].v[i] -= expanded[std::size_t(c)].v[i];
     if (!result.empty())
       for (int c = 0; c < colours; ++c) {
         const Plane e = expand(result[std::size_t(c)], w, h);

@@ -28,6 +28,9 @@ struct PyramidSettings {
   double sigma_s = 1.0;
   int radius = 2;
   int levels = 1;
+  // Range weights measured on G_k, the level's Laplacian then B_k(G_k) -
+  // EXPAND(G_{k+1}); else on (and of) the Laplacian L_k itself.
+  bool gaussian_guide = true;
   // Per level (levels entries), the passes in order; none leaves the level as it is.
   std::vector<std::vector<PyramidPassSettings>> passes;
 };
