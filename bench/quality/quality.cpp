@@ -25,6 +25,26 @@
 //     patch, lookup) in {(5,5,6), (10,5,6), (10,3,6), (10,7,10), (20,5,10),
 //     (5,3,6)}, sigma_p in {0.5, 0.75, 1, 1.5, 2, 3} x noise sigma.
 //
+// The multiresolution bilateral filter (issue 15; "edgewise pyramid" rows)
+// takes the bilateral grid: sigma_s per level (radius ceil(2 sigma_s)),
+// sigma_r the image's as its --sigma-r, levels automatic (4 on these
+// photos), range weights from the Gaussian levels (--guide gaussian); the
+// rows named "coarse 2" and "chroma 2" fix --coarse-strength 2 and
+// --chroma-strength 2 (lab), each a method with its own 36 points.
+//
+// EDGEWISE_QUALITY_NOISE=correlated replaces the white noise by noise that
+// is not white, each scaled to a stated standard deviation per colour
+// channel in code values, which is then the grid's "noise sigma":
+//   blur 1 px, blur 2 px: white noise per channel blurred by a Gaussian of
+//     sigma 1 or 2 px, rescaled to sigma = 10 and 20;
+//   YCbCr: white noise in Y (sigma_Y = 5, 10) and in Cb and Cr (2 sigma_Y),
+//     converted to R'G'B' (BT.601: about 3 sigma_Y per channel), colour
+//     images only;
+//   YCbCr blotches: the same with Cb and Cr blurred by a Gaussian of 2 px
+//     first (rescaled to 2 sigma_Y), the colour blotches of camera noise.
+// EDGEWISE_QUALITY_SAVE=DIR writes each case's noisy image and each
+// method's best result there as PNG.
+//
 // Usage: quality OUT.csv IMAGE...   (prints a markdown table)
 #include <unistd.h>
 
@@ -45,6 +65,7 @@
 #include "engine.h"
 #include "image_quality.h"
 #include "nlm.h"
+#include "pyramid.h"
 
 namespace {
 
@@ -62,6 +83,78 @@ cv::Mat add_noise(const cv::Mat& clean, double sigma, unsigned seed) {
   for (size_t i = 0; i < noisy.total() * noisy.elemSize(); ++i)
     noisy.data[i] = cv::saturate_cast<uint8_t>(std::lround(clean.data[i] + noise(rng)));
   return noisy;
+}
+
+// A case of non-white noise: the noise field (CV_64FC(channels)) and its
+// standard deviation per channel.
+struct NoiseCase {
+  std::string label;  // "blur 1 px"
+  double sigma = 0;   // per colour channel, code values: the grid's unit
+  cv::Mat noisy;
+};
+
+cv::Mat white_field(const cv::Size& size, int channels, std::mt19937& rng) {
+  std::normal_distribution<double> unit(0.0, 1.0);
+  cv::Mat field(size, CV_64FC(channels));
+  for (size_t i = 0; i < field.total() * size_t(channels); ++i) field.ptr<double>()[i] = unit(rng);
+  return field;
+}
+
+// Blurred by a Gaussian of `blur` px (0: white), rescaled to standard deviation `sigma`.
+cv::Mat correlated_field(const cv::Size& size, int channels, double blur, double sigma, std::mt19937& rng) {
+  cv::Mat field = white_field(size, channels, rng);
+  if (blur > 0) cv::GaussianBlur(field, field, cv::Size(), blur, blur, cv::BORDER_REFLECT);
+  cv::Scalar mean, deviation;
+  cv::meanStdDev(field.reshape(1), mean, deviation);
+  return field * (sigma / deviation[0]);
+}
+
+cv::Mat add_field(const cv::Mat& clean, const cv::Mat& field) {
+  cv::Mat noisy = clean.clone();
+  for (size_t i = 0; i < noisy.total() * noisy.elemSize(); ++i)
+    noisy.data[i] = cv::saturate_cast<uint8_t>(std::lround(clean.data[i] + field.ptr<double>()[i]));
+  return noisy;
+}
+
+// Y, Cb, Cr noise (Cb and Cr 2x Y, blurred by `chroma_blur` px when > 0) as BGR offsets (BT.601).
+cv::Mat ycc_field(const cv::Size& size, double sigma_y, double chroma_blur, std::mt19937& rng) {
+  const cv::Mat y = correlated_field(size, 1, 0, sigma_y, rng);
+  const cv::Mat cb = correlated_field(size, 1, chroma_blur, 2 * sigma_y, rng);
+  const cv::Mat cr = correlated_field(size, 1, chroma_blur, 2 * sigma_y, rng);
+  cv::Mat bgr(size, CV_64FC3);
+  for (size_t i = 0; i < y.total(); ++i) {
+    const double Y = y.ptr<double>()[i], Cb = cb.ptr<double>()[i], Cr = cr.ptr<double>()[i];
+    double* out = bgr.ptr<double>() + 3 * i;
+    out[0] = Y + 1.772 * Cb;
+    out[1] = Y - 0.344136 * Cb - 0.714136 * Cr;
+    out[2] = Y + 1.402 * Cr;
+  }
+  return bgr;
+}
+
+double field_sigma(const cv::Mat& field) {
+  cv::Scalar mean, deviation;
+  cv::meanStdDev(field.reshape(1), mean, deviation);
+  return deviation[0];
+}
+
+std::vector<NoiseCase> correlated_cases(const cv::Mat& clean) {
+  std::vector<NoiseCase> cases;
+  std::mt19937 rng(2026u);
+  for (double blur : {1.0, 2.0})
+    for (double sigma : {10.0, 20.0}) {
+      const cv::Mat field = correlated_field(clean.size(), clean.channels(), blur, sigma, rng);
+      cases.push_back({"blur " + std::to_string(int(blur)) + " px", sigma, add_field(clean, field)});
+    }
+  if (clean.channels() == 3)
+    for (double chroma_blur : {0.0, 2.0})
+      for (double sigma_y : {5.0, 10.0}) {
+        const cv::Mat field = ycc_field(clean.size(), sigma_y, chroma_blur, rng);
+        char label[64];
+        std::snprintf(label, sizeof label, "%s sigma_Y %g", chroma_blur > 0 ? "YCbCr blotches" : "YCbCr", sigma_y);
+        cases.push_back({label, std::round(field_sigma(field) * 10) / 10, add_field(clean, field)});
+      }
+  return cases;
 }
 
 // Edgewise on the CPU, 8-bit in and out. OpenCV stores BGR; Edgewise wants
@@ -92,6 +185,17 @@ cv::Mat edgewise_filter(const cv::Mat& noisy, edgewise::ColorMode mode, double s
   adaptive_parameters.adapt_k = float(adapt_k);
   return run_edgewise(noisy, adaptive ? edgewise::adaptive_spec(parameters, adaptive_parameters)
                                       : edgewise::bilateral_spec(parameters));
+}
+
+cv::Mat edgewise_pyramid(const cv::Mat& noisy, edgewise::ColorMode mode, double sigma_s, double sigma_r,
+                         double coarse_strength = 1.0, double chroma_strength = 1.0) {
+  edgewise::PyramidParameters parameters;
+  parameters.mode = mode;
+  parameters.sigma_s = float(sigma_s);
+  parameters.sigma_r = float(sigma_r);
+  parameters.coarse_strength = float(coarse_strength);
+  parameters.chroma_strength = float(chroma_strength);
+  return run_edgewise(noisy, edgewise::pyramid_spec(parameters));
 }
 
 cv::Mat opencv_filter(const cv::Mat& noisy, double sigma_s, double sigma_r) {
@@ -185,6 +289,14 @@ int main(int argc, char** argv) {
                                 r / current_noise_sigma);
        }},
       {"opencv bilateralFilter", 1.0, opencv_filter},
+      {"edgewise pyramid rgb", 1.0,
+       [](auto& n, double s, double r) { return edgewise_pyramid(n, edgewise::ColorMode::rgb, s, r); }},
+      {"edgewise pyramid rgb coarse 2", 1.0,
+       [](auto& n, double s, double r) { return edgewise_pyramid(n, edgewise::ColorMode::rgb, s, r, 2.0); }},
+      {"edgewise pyramid lab", 0.5,
+       [](auto& n, double s, double r) { return edgewise_pyramid(n, edgewise::ColorMode::lab, s, r); }},
+      {"edgewise pyramid lab chroma 2 coarse 2", 0.5,
+       [](auto& n, double s, double r) { return edgewise_pyramid(n, edgewise::ColorMode::lab, s, r, 2.0, 2.0); }},
   };
   if (have_gmic) methods.push_back({"gmic bilateral", 1.0, gmic_filter});
   methods.push_back({"edgewise nlm", 1.0, [](auto& n, double c, double h) { return edgewise_nlm(n, int(c), h); },
@@ -205,13 +317,28 @@ int main(int argc, char** argv) {
                          return "s=" + std::to_string(kGmicDenoise[c][0]) + " p=" +
                                 std::to_string(kGmicDenoise[c][1]) + " l=" + std::to_string(kGmicDenoise[c][2]);
                        }});
-  // EDGEWISE_QUALITY_ONLY=WORD keeps the methods whose name contains it.
+  // EDGEWISE_QUALITY_ONLY=WORD[,WORD...] keeps the methods whose name contains one of the words.
   if (const char* only = std::getenv("EDGEWISE_QUALITY_ONLY")) {
+    std::vector<std::string> words;
+    for (std::string list = only; !list.empty();) {
+      const size_t comma = list.find(',');
+      words.push_back(list.substr(0, comma));
+      list = comma == std::string::npos ? "" : list.substr(comma + 1);
+    }
     std::vector<Method> kept;
     for (const Method& method : methods)
-      if (method.name.find(only) != std::string::npos) kept.push_back(method);
+      for (const std::string& word : words)
+        if (method.name.find(word) != std::string::npos) {
+          kept.push_back(method);
+          break;
+        }
     methods = kept;
   }
+
+  const char* noise_kind = std::getenv("EDGEWISE_QUALITY_NOISE");
+  const bool correlated = noise_kind && std::string(noise_kind) == "correlated";
+  const char* save = std::getenv("EDGEWISE_QUALITY_SAVE");
+  const std::string save_dir = save ? save : "";
 
   FILE* csv = std::fopen(argv[1], "w");
   if (!csv) {
@@ -227,16 +354,28 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "quality: %s is not an 8-bit grey or RGB image\n", argv[i]);
       return 1;
     }
-    const std::string name = std::string(argv[i]).substr(std::string(argv[i]).find_last_of('/') + 1);
-    for (double sigma : {10.0, 20.0, 30.0}) {
+    const std::string file = std::string(argv[i]).substr(std::string(argv[i]).find_last_of('/') + 1);
+    std::vector<NoiseCase> cases;
+    if (correlated) {
+      cases = correlated_cases(clean);
+    } else {
+      for (double sigma : {10.0, 20.0, 30.0}) cases.push_back({"", sigma, add_noise(clean, sigma, 2026u + unsigned(sigma))});
+    }
+    for (const NoiseCase& noise_case : cases) {
+      const double sigma = noise_case.sigma;
+      const std::string name = noise_case.label.empty() ? file : file + " (" + noise_case.label + ")";
       current_noise_sigma = sigma;
-      const cv::Mat noisy = add_noise(clean, sigma, 2026u + unsigned(sigma));
+      const cv::Mat& noisy = noise_case.noisy;
       const double noisy_psnr = psnr(clean, noisy);
+      const std::string stem = save_dir.empty() ? "" : save_dir + "/" + name;
+      if (!stem.empty()) cv::imwrite(stem + " noisy " + std::to_string(int(sigma)) + ".png", noisy);
       for (const Method& method : methods) {
         if (clean.channels() == 1 && method.name.rfind("edgewise", 0) == 0 && method.name != "edgewise rgb" &&
-            method.name != "edgewise nlm" && method.name.rfind("edgewise adaptive rgb", 0) != 0)
+            method.name != "edgewise nlm" && method.name.rfind("edgewise adaptive rgb", 0) != 0 &&
+            method.name.rfind("edgewise pyramid rgb", 0) != 0)
           continue;  // every Edgewise mode is the same filter on grey
         Best best;
+        cv::Mat best_image;
         const bool patches = bool(method.window);
         const std::vector<double> firsts =
             patches ? std::vector<double>{0, 1, 2, 3, 4, 5} : std::vector<double>(std::begin(kSigmaS), std::end(kSigmaS));
@@ -248,8 +387,13 @@ int main(int argc, char** argv) {
             const cv::Mat out = method.run(noisy, first, sigma_r);
             if (out.empty()) continue;
             const double p = psnr(clean, out);
-            if (p > best.psnr) best = {p, ssim(clean, out), first, sigma_r};
+            if (p > best.psnr) {
+              best = {p, ssim(clean, out), first, sigma_r};
+              if (!stem.empty()) best_image = out;
+            }
           }
+        if (!stem.empty() && !best_image.empty())
+          cv::imwrite(stem + " " + std::to_string(int(sigma)) + " " + method.name + ".png", best_image);
         const std::string first_text = patches ? method.window(int(best.sigma_s)) : [&] {
           char text[32];
           std::snprintf(text, sizeof text, "%g", best.sigma_s);

@@ -1,18 +1,27 @@
 // The multiresolution bilateral filter: the exact bilateral filter of
-// bilateral.h applied to every level of a Laplacian pyramid and to its
+// bilateral.h applied on every level of a Laplacian pyramid and to its
 // coarse residual, then the pyramid collapsed (Membarth, Hannig, Teich &
 // Kostler, "Efficient mapping of multiresolution image filtering algorithms
 // on graphics processors", SAMOS 2009; the pyramid of Burt & Adelson 1983,
 // pyramid_math.h). With G_0 the image, G_{k+1} = REDUCE(G_k),
 //   L_k = G_k - EXPAND(G_{k+1})  (k < levels - 1),  L_{levels-1} = G_{levels-1},
-//   R_{levels-1} = B_{levels-1}(L_{levels-1}),  R_k = B_k(L_k) + EXPAND(R_{k+1}),
-// and the output is R_0. B_k is the bilateral filter (mode, kernel, sigma-s
-// and radius as given, in level-k pixels; alpha weights from the alpha
-// plane's Gaussian pyramid) with sigma_r(k) = sigma-r * gain(k) * strength
-// (* coarse-strength for k >= 1), gain(k) being the standard deviation white noise of deviation 1 has on
-// level k (pyramid_noise_gains): the user's sigma-r, which the bilateral
-// filter takes relative to the image's noise, follows the noise down the
-// pyramid. One level is the bilateral filter itself (gain 1).
+//   R_{levels-1} = B_{levels-1}(G_{levels-1}),  R_k = L'_k + EXPAND(R_{k+1}),
+// and the output is R_0, where the filtered level L'_k is
+//   --guide gaussian (default):  B_k(G_k) - EXPAND(G_{k+1}): the range
+//     weights are measured on the image at the level's scale, where an
+//     edge is a step (equal to B_k(L_k) with G_k's weights up to how B_k
+//     moves the smooth EXPAND(G_{k+1}));
+//   --guide laplacian:  B_k(L_k), Membarth et al.'s scheme, weights and
+//     values both of the Laplacian level (an edge is a +- ripple there).
+// B_k is the bilateral filter (mode, kernel, sigma-s and radius as given, in
+// level-k pixels; alpha weights from the alpha plane's Gaussian pyramid)
+// with sigma_r(k) = sigma-r * gain(k) * strength (* coarse-strength for
+// k >= 1), gain(k) being the standard deviation that white noise of
+// deviation 1 has in what B_k filters (pyramid_gaussian_gains,
+// pyramid_noise_gains): the user's sigma-r, which the bilateral filter
+// takes relative to the image's noise, follows the noise down the pyramid.
+// One level is the bilateral filter itself (gain 1); every sigma_r(k) -> 0
+// gives the input back (B_k the identity, the pyramid exact).
 // In lab mode the pyramid is built in CIE L*a*b*; L* is filtered at
 // strength x luma-strength and a*b* at strength x chroma-strength, each by
 // the bilateral filter's lab mode (joint Delta E) at its own sigma-r: one
