@@ -139,7 +139,7 @@ struct Filtered {
 
 // The filter, on this thread (progress and notices go to its line).
 Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterSpec& spec, edgewise::RunOptions run,
-                    const std::map<std::string, std::string>& extra_outputs, ProgressLine& progress) {
+                    const std::map<std::string, std::string>& extra_outputs, bool verbose, ProgressLine& progress) {
   check_writable(job.format, input, job.output);
   try {
     Filtered filtered;
@@ -153,7 +153,12 @@ Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterS
       extra_samples.emplace_back(size_t(shape.width) * size_t(shape.height) * size_t(shape.channels));
       extras.push_back({name, {extra_samples.back().data(), shape, edgewise::SampleType::f32, 0}});
     }
-    edgewise::run_filter(spec, view(input), view(filtered.result), run, extras);
+    const edgewise::RunReport report = edgewise::run_filter(spec, view(input), view(filtered.result), run, extras);
+    if (verbose && !report.auto_values.empty()) {
+      char sigma[32];
+      std::snprintf(sigma, sizeof sigma, "%.2f", report.noise_sigma);
+      progress.message(job.input + ": noise " + sigma + " code values; auto " + report.auto_values);
+    }
     for (size_t e = 0; e < extras.size(); ++e)
       filtered.extras.emplace_back(extra_outputs.at(extras[e].name),
                                    to_16_bit(extra_samples[e], extras[e].buffer.shape));
@@ -243,7 +248,7 @@ BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, c
       try {
         DecodedImage input = next_input.get();
         if (i + 1 < jobs.size()) next_input = start_reading(jobs[i + 1], files);
-        Filtered filtered = filter_job(job, input, spec, options, extra_outputs, progress);
+        Filtered filtered = filter_job(job, input, spec, options, extra_outputs, files.verbose, progress);
         progress.finish();
         if (!finish_write() && files.fail_fast) {
           report.stopped = true;

@@ -19,6 +19,7 @@ struct JobOptions {
   WriteOptions write;
   bool overwrite = false;  // an output may replace its own input file
   bool fail_fast = false;  // stop at the first failed file
+  bool verbose = false;    // --verbose: each file's auto values, on its line
 };
 
 struct Job {

@@ -100,6 +100,7 @@ void describe_param(std::ostream& out, const edgewise::ParamInfo& info) {
     for (size_t i = 0; i < info.tokens.size(); ++i) usage += (i ? "|" : "") + info.tokens[i];
   } else {
     usage += info.is_integer() ? "N" : "F";
+    if (info.takes_noise_auto()) usage += "|auto";
   }
   // The valid values in the words of every other message (units, "an
   // integer", what 0 means): ParamInfo::range_text.
@@ -107,7 +108,7 @@ void describe_param(std::ostream& out, const edgewise::ParamInfo& info) {
   if (info.is_enum())
     text += info.default_token;
   else
-    text += edgewise::number_text(info.default_value) + ", range " + info.range_text();
+    text += edgewise::value_text(info, info.default_value) + ", range " + info.range_text();
   out << usage << "\n" << wrap(text + ".");
 }
 
@@ -201,8 +202,7 @@ CliOptions parse_options(int argc, char** argv, const edgewise::Registry& regist
       throw std::invalid_argument("unknown option " + arg + " (see edgewise --help)");
   if (options.help || options.version) return options;
   if (options.inputs.empty()) throw std::invalid_argument("no input file given (see edgewise --help)");
-  if (options.verbose && !options.estimate_noise)
-    throw std::invalid_argument("--verbose goes with --estimate-noise (see edgewise --help)");
+  options.files.verbose = options.verbose;
   if (options.estimate_noise) {
     // A mode of the tool, not a filter: it reads the inputs and writes nothing.
     if (output_given) throw std::invalid_argument("--estimate-noise writes no file: -o/--output does not go with it");
@@ -315,7 +315,8 @@ std::string help_text(const edgewise::Registry& registry, const edgewise::Backen
       << wrap(
              "With --estimate-noise: after each file's line, one line per channel holding its noise level "
              "function, since camera noise grows with brightness: the noise sigma in intensity bins, each as "
-             "intensity:sigma in code values (- where a bin has too little flat area).")
+             "intensity:sigma in code values (- where a bin has too little flat area). When filtering: for "
+             "each file, the noise the auto values started from and the values they took (on standard error).")
       << "\nOther options:\n";
   out << "  --gui\n"
       << wrap(

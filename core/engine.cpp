@@ -83,16 +83,34 @@ bool overlap(const ImageBuffer& a, const ImageBuffer& b) {
   return a0 < b1 && b0 < a1;
 }
 
+// The spec with its auto parameters set from the image's noise (the given
+// estimate, or one `estimate` makes), noted in the report.
+template <typename Estimate>
+FilterSpec with_noise(const FilterSpec& spec, const RunOptions& options, RunReport& report, Estimate estimate) {
+  throw_if_error(validate(spec));
+  if (!needs_noise(spec)) return spec;
+  const NoiseEstimate noise = options.noise ? *options.noise : estimate();
+  const FilterSpec resolved = resolve_noise(spec, noise);
+  report.noise_sigma = auto_noise_sigma(noise);
+  report.auto_values = resolved_text(spec, resolved);
+  return resolved;
+}
+
 }  // namespace
 
 RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source, PixelSink& sink,
                      const RunOptions& options) {
-  const std::unique_ptr<Plan> plan = make_plan(spec, shape);
-  return run_with_fallback(*plan, options, [&](Backend& backend) {
+  RunReport noted;
+  const FilterSpec resolved = with_noise(spec, options, noted, [&] { return estimate_noise(source, shape); });
+  const std::unique_ptr<Plan> plan = make_plan(resolved, shape);
+  RunReport report = run_with_fallback(*plan, options, [&](Backend& backend) {
     StreamInput input(source, shape);
     StreamOutput output(sink, shape);
     execute(*plan, backend, input, output, {}, execute_options(options));
   });
+  report.noise_sigma = noted.noise_sigma;
+  report.auto_values = noted.auto_values;
+  return report;
 }
 
 RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageBuffer& out, const RunOptions& options,
@@ -100,6 +118,8 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
   if (in.shape.width != out.shape.width || in.shape.height != out.shape.height ||
       in.shape.channels != out.shape.channels)
     throw std::invalid_argument("input and output images differ in size or channels");
+  RunReport noted;
+  const FilterSpec resolved = with_noise(spec, options, noted, [&] { return estimate_noise(in); });
   PlanRequest request;
   for (const ExtraImage& extra : extras) {
     request.extra_outputs.push_back(extra.name);
@@ -109,8 +129,8 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
       throw std::invalid_argument("the " + extra.name + " output needs a float image of " +
                                   std::to_string(expected.channels) + " channels the input's size");
   }
-  const std::unique_ptr<Plan> plan = make_plan(spec, in.shape, request);
-  return run_with_fallback(*plan, options, [&](Backend& backend) {
+  const std::unique_ptr<Plan> plan = make_plan(resolved, in.shape, request);
+  RunReport report = run_with_fallback(*plan, options, [&](Backend& backend) {
     const bool in_place = overlap(in, out);
     BufferInput input(in, in_place);
     BufferOutput output(out, in_place);
@@ -120,6 +140,9 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
     for (BufferOutput& extra : extra_outputs) extra_pointers.push_back(&extra);
     execute(*plan, backend, input, output, extra_pointers, execute_options(options));
   });
+  report.noise_sigma = noted.noise_sigma;
+  report.auto_values = noted.auto_values;
+  return report;
 }
 
 ImageShape output_shape(const FilterSpec& spec, const ImageShape& input, const std::string& output) {

@@ -12,6 +12,7 @@
 #include "filter_registry.h"
 #include "filter_spec.h"
 #include "image_buffer.h"
+#include "noise_estimate.h"
 #include "pixel_stream.h"
 
 namespace edgewise {
@@ -24,6 +25,10 @@ struct RunOptions {
   std::function<void(const std::string&)> notice;  // messages for the user (fallback)
   RunObserver* observer = nullptr;                 // may be null
   const BackendList* backends = nullptr;           // null: installed_backends()
+  // The image's noise, for parameters at auto (kNoiseAuto). Null: estimated
+  // from the input when the spec needs it. A front end that filters part of
+  // an image (the dialog's preview) passes the whole image's estimate.
+  const NoiseEstimate* noise = nullptr;
 };
 
 // A filter's extra output (FilterInfo::outputs) wanted from a run, written
@@ -36,9 +41,14 @@ struct ExtraImage {
 struct RunReport {
   std::string backend;          // the backend that produced the output
   std::string fallback_reason;  // non-empty when auto fell back to the CPU
+  // For a spec with auto parameters: the noise sigma their rules started
+  // from (auto_noise_sigma) and the values chosen ("sigma-r 14.2"); else -1 and "".
+  double noise_sigma = -1;
+  std::string auto_values;
 };
 
-// Throws std::invalid_argument for a bad spec or shape, BackendError when
+// Parameters at auto are set from the image's noise first (RunOptions::noise,
+// or an estimate of the input). Throws std::invalid_argument for a bad spec or shape, BackendError when
 // the requested backend cannot run, Cancelled when progress says stop. The
 // source and the sink are distinct images.
 RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source, PixelSink& sink,

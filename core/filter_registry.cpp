@@ -38,6 +38,11 @@ bool same_meaning(const ParamInfo& a, const ParamInfo& b) {
 
 Registry::Registry(std::vector<const FilterInfo*> filters) : filters_(std::move(filters)) {
   if (filters_.empty()) throw std::logic_error("a filter registry needs at least one filter");
+  for (const FilterInfo* filter : filters_)
+    for (const ParamInfo* info : filter->params())
+      if (info->takes_noise_auto() && !filter->noise_value)
+        throw std::logic_error(std::string("filter ") + filter->name + " lets --" + info->cli_flag +
+                               " be auto but has no noise rule");
   // A flag means one thing in a registry: front ends keep one value per
   // flag across filters (the dialog, the settings text). Two groups may
   // declare it (the nlm filter's mode and sigmas) when they agree on its
@@ -124,6 +129,39 @@ double effective_value(const FilterSpec& spec, const ParamInfo& param) {
   return value;
 }
 
+bool needs_noise(const FilterSpec& spec) {
+  for (const ParamInfo* info : spec.filter().params())
+    if (info->takes_noise_auto() && spec.get(info->cli_flag) == kNoiseAuto) return true;
+  return false;
+}
+
+double auto_noise_sigma(const NoiseEstimate& noise) { return std::max(noise.sigma(), kNoiseFloor); }
+
+double auto_noise_sigma(const FilterSpec& spec, const NoiseEstimate& noise) {
+  const ParamInfo* mode = spec.filter().find_param("mode");
+  const bool lab = mode && mode->is_enum() && mode->tokens.at(size_t(spec.get("mode"))) == "lab";
+  return auto_noise_sigma(noise) * (lab ? kLabPerCode : 1.0);
+}
+
+FilterSpec resolve_noise(const FilterSpec& spec, const NoiseEstimate& noise) {
+  FilterSpec resolved = spec;
+  for (const ParamInfo* info : spec.filter().params()) {
+    if (!info->takes_noise_auto() || spec.get(info->cli_flag) != kNoiseAuto) continue;
+    const double value = spec.filter().noise_value(spec, *info, noise);
+    throw_if_error(set_param(resolved, info->cli_flag, std::clamp(value, info->hard_min, info->hard_max)));
+  }
+  return resolved;
+}
+
+std::string resolved_text(const FilterSpec& spec, const FilterSpec& resolved) {
+  std::string text;
+  for (const ParamInfo* info : spec.filter().params())
+    if (info->takes_noise_auto() && spec.get(info->cli_flag) == kNoiseAuto)
+      text += (text.empty() ? "" : ", ") + std::string(info->cli_flag) + " " +
+              value_text(*info, resolved.get(info->cli_flag));
+  return text;
+}
+
 const char* short_unit(const FilterSpec& spec, const ParamInfo& param) {
   const ParamInfo* mode = spec.filter().find_param("mode");
   const bool lab = mode && mode->is_enum() && mode->tokens.at(size_t(spec.get("mode"))) == "lab";
@@ -146,6 +184,9 @@ void check_shape(const ImageShape& shape) {
 std::unique_ptr<Plan> make_plan(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) {
   const std::string error = validate(spec);
   if (!error.empty()) throw std::invalid_argument(error);
+  if (needs_noise(spec))
+    throw std::invalid_argument("the " + std::string(spec.filter().name) +
+                                " filter's auto parameters need the image's noise estimate (resolve_noise) first");
   check_shape(shape);
   for (const std::string& output : request.extra_outputs)
     if (!spec.filter().find_output(output))

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "filter_spec.h"
+#include "noise_estimate.h"
 #include "params.h"
 #include "plan.h"
 
@@ -43,6 +44,11 @@ struct FilterInfo {
   int (*reach)(const FilterSpec& spec) = nullptr;
   // What a parameter whose 0 means "auto" (ParamInfo::auto_meaning) stands for.
   double (*auto_value)(const FilterSpec& spec, const ParamInfo& param) = nullptr;
+  // The value a parameter at auto (kNoiseAuto, ParamInfo::noise_auto) takes
+  // for an image whose noise is `noise`: the filter's rule, fitted with
+  // bench/quality (docs/quality.md). Needed when any parameter takes auto;
+  // the result is kept within the parameter's range.
+  double (*noise_value)(const FilterSpec& spec, const ParamInfo& param, const NoiseEstimate& noise) = nullptr;
   // Constraints between values (each value alone is checked by its range):
   // "" when fine, else one message. May be null.
   std::string (*check)(const FilterSpec& spec) = nullptr;
@@ -89,6 +95,23 @@ FilterSpec spec_at_scale(const FilterSpec& spec, double scale);
 int filter_reach(const FilterSpec& spec);
 // The value an automatic parameter stands for, or the value itself.
 double effective_value(const FilterSpec& spec, const ParamInfo& param);
+// Whether any parameter of the spec is auto (kNoiseAuto): it needs the
+// image's noise estimate before it can be planned.
+bool needs_noise(const FilterSpec& spec);
+// The noise sigma the auto rules start from: the estimate's median over
+// channels in code values, at least kNoiseFloor, so that a clean image (or
+// one too small to measure) is filtered lightly rather than not at all. In
+// lab mode the same noise as a Delta E: kLabPerCode Delta E per code value,
+// the ratio of the best lab and rgb sigma-r in bench/quality's grid.
+constexpr double kNoiseFloor = 0.5;
+constexpr double kLabPerCode = 0.52;
+double auto_noise_sigma(const NoiseEstimate& noise);
+double auto_noise_sigma(const FilterSpec& spec, const NoiseEstimate& noise);
+// The spec with every auto value set by the filter's rule for `noise`.
+FilterSpec resolve_noise(const FilterSpec& spec, const NoiseEstimate& noise);
+// "sigma-r 14.2": the values resolve_noise chose, for messages and logs ("" when none).
+std::string resolved_text(const FilterSpec& spec, const FilterSpec& resolved);
+
 // The short unit a dialog shows beside the parameter for this spec (the
 // lab unit when the spec's colour mode is lab).
 const char* short_unit(const FilterSpec& spec, const ParamInfo& param);

@@ -22,6 +22,7 @@ std::string allowed_tokens(const ParamInfo& info) {
 }
 
 std::string check_value(const ParamInfo& info, double value) {
+  if (value == kNoiseAuto && info.takes_noise_auto()) return "";
   const bool finite = std::isfinite(value);
   const bool integral = finite && value == std::floor(value);
   // Real parameters are compared as the floats they are stored as in the
@@ -73,10 +74,12 @@ std::string set_param(FilterSpec& spec, const std::string& cli_flag, const std::
       if (text == info->tokens[i]) return set_param(spec, cli_flag, double(i));
     return "invalid " + cli_flag + " '" + text + "': expected " + allowed_tokens(*info);
   }
+  if (text == "auto" && info->takes_noise_auto()) return set_param(spec, cli_flag, kNoiseAuto);
   const char* begin = text.c_str();
   char* end = nullptr;
   const double value = std::strtod(begin, &end);
-  if (text.empty() || end == begin || *end != '\0') return "invalid " + cli_flag + " '" + text + "': not a number";
+  if (text.empty() || end == begin || *end != '\0')
+    return "invalid " + cli_flag + " '" + text + "': " + (info->takes_noise_auto() ? "expected a number or auto" : "not a number");
   return set_param(spec, cli_flag, value);
 }
 
@@ -108,6 +111,7 @@ FilterSpec with_filter(const FilterSpec& spec, const FilterInfo& filter) {
 
 std::string value_text(const ParamInfo& info, double value) {
   if (info.is_enum()) return info.tokens.at(size_t(value));
+  if (value == kNoiseAuto && info.takes_noise_auto()) return "auto";
   if (info.is_integer()) return std::to_string(long(value));
   // Shortest text that reads back as the same float, so that saved values
   // never drift ("0.002", not "0.00200000009").

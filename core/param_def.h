@@ -10,7 +10,10 @@
 // EW_SLIDER(min, max) (what a slider offers), EW_UNIT("words", "short")
 // (the words follow a number: "0.1 to 100 px"), EW_UNIT_NOTE("text") (what
 // the unit means, in parentheses after it), EW_LAB_UNIT("short in lab
-// mode"), EW_AUTO("what 0 chooses"), EW_PREVIEW_SCALES (a length in
+// mode"), EW_AUTO("what 0 chooses"), EW_NOISE_AUTO("what auto chooses")
+// (the parameter takes auto, kNoiseAuto, set from the image's noise, and
+// defaults to it; the declared default stays the typed struct's and the
+// value a dialog offers when Auto is unticked), EW_PREVIEW_SCALES (a length in
 // pixels), EW_NOT_PDB, EW_PDB_SINCE(version) (an argument only of the
 // filter's procedure of that version and later, appended to the arguments
 // the earlier versions take: published procedures keep their arguments),
@@ -68,6 +71,7 @@
 #define EW_UNIT_NOTE(text) .unit_note(text)
 #define EW_LAB_UNIT(short_form) .lab_unit(short_form)
 #define EW_AUTO(meaning) .automatic(meaning)
+#define EW_NOISE_AUTO(meaning) .noise_automatic(meaning)
 #define EW_PREVIEW_SCALES .scales_with_preview()
 #define EW_NOT_PDB .not_pdb()
 #define EW_PDB_SINCE(version) .pdb_since(version)
@@ -79,6 +83,7 @@
 #define EW_UNIT_NOTE(text)
 #define EW_LAB_UNIT(short_form)
 #define EW_AUTO(meaning)
+#define EW_NOISE_AUTO(meaning)
 #define EW_PREVIEW_SCALES
 #define EW_NOT_PDB
 #define EW_PDB_SINCE(version)

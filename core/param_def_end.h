@@ -10,6 +10,7 @@
 #undef EW_UNIT_NOTE
 #undef EW_LAB_UNIT
 #undef EW_AUTO
+#undef EW_NOISE_AUTO
 #undef EW_PREVIEW_SCALES
 #undef EW_NOT_PDB
 #undef EW_PDB_SINCE

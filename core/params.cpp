@@ -41,6 +41,7 @@ std::string with_notes(std::string text, const ParamInfo& info, bool integer) {
   if (integer) notes.emplace_back("an integer");
   if (info.unit_note[0]) notes.emplace_back(info.unit_note);
   if (info.auto_meaning[0]) notes.push_back(std::string("0 = auto: ") + info.auto_meaning);
+  if (info.takes_noise_auto()) notes.push_back(std::string("or auto, -1 in the PDB: ") + info.noise_auto);
   std::string joined;
   for (const std::string& note : notes) joined += (joined.empty() ? "" : "; ") + note;
   if (joined.empty()) return text;
@@ -146,6 +147,11 @@ ParamGroupBuilder& ParamGroupBuilder::automatic(const char* meaning) {
   return *this;
 }
 
+ParamGroupBuilder& ParamGroupBuilder::noise_automatic(const char* meaning) {
+  last().noise_auto = meaning;
+  return *this;
+}
+
 ParamGroupBuilder& ParamGroupBuilder::scales_with_preview() {
   last().preview = PreviewScaling::length;
   return *this;
@@ -178,10 +184,14 @@ ParamGroup ParamGroupBuilder::build() {
     const bool ordered = info.hard_min <= info.slider_min && info.slider_min <= info.slider_max &&
                          info.slider_max <= info.hard_max && info.hard_min <= info.default_value &&
                          info.default_value <= info.hard_max;
-    if (!ordered || !info.help[0] || info.mnemonic_label.find('_') == std::string::npos || info.pdb_version < 1)
-      throw std::logic_error(
-          std::string("parameter ") + info.cli_flag +
-          ": ranges out of order, no help, no access key or a PDB version below 1 in its .def entry");
+    const bool auto_fits = !info.takes_noise_auto() || (info.type == ParamType::real && info.hard_min > kNoiseAuto);
+    if (!ordered || !auto_fits || !info.help[0] || info.mnemonic_label.find('_') == std::string::npos ||
+        info.pdb_version < 1)
+      throw std::logic_error(std::string("parameter ") + info.cli_flag +
+                             ": ranges out of order, auto on a choice or within the range, no help, no access key "
+                             "or a PDB version below 1 in its .def entry");
+    info.manual_default = info.default_value;
+    if (info.takes_noise_auto()) info.default_value = kNoiseAuto;
   }
   return std::move(group_);
 }

@@ -11,6 +11,12 @@ namespace edgewise {
 
 enum class ParamType { choice, integer, real };
 
+// The value a noise-dependent parameter holds when it is "auto" (the CLI's
+// `auto`, the PDB's -1, the dialog's Auto check): the filter derives it from
+// the image's noise estimate when it runs (FilterInfo::noise_value). Outside
+// every such parameter's valid range, so it cannot be mistaken for a value.
+constexpr double kNoiseAuto = -1.0;
+
 // How a parameter follows the preview's zoom below 100 %, where the dialog
 // filters a reduced copy of the image.
 enum class PreviewScaling {
@@ -39,6 +45,12 @@ struct ParamInfo {
   const char* short_unit_lab = "";
   // Non-empty when 0 means "choose automatically": what is chosen then.
   const char* auto_meaning = "";
+  // Non-empty when the parameter takes kNoiseAuto, set from the image's
+  // noise: what is chosen then ("2.2 x the noise sigma"). Such a parameter's
+  // default is auto; manual_default is the value its typed struct starts
+  // with and a dialog offers when Auto is unticked.
+  const char* noise_auto = "";
+  double manual_default = 0;
   PreviewScaling preview = PreviewScaling::none;
   bool pdb = true;  // an argument of the filter's PDB procedures
   // The version of the filter's PDB procedure that first takes it (see
@@ -50,6 +62,7 @@ struct ParamInfo {
 
   bool is_enum() const { return type == ParamType::choice; }
   bool is_integer() const { return type != ParamType::real; }
+  bool takes_noise_auto() const { return noise_auto[0] != '\0'; }
   // The unit as help texts give it after "in": "px (0 = auto: ceil(2
   // sigma-s))", "code values (0-255 scale ...)"; "" when there is none.
   std::string unit_text() const;
@@ -93,6 +106,7 @@ class ParamGroupBuilder {
   ParamGroupBuilder& unit_note(const char* text);
   ParamGroupBuilder& lab_unit(const char* short_form);
   ParamGroupBuilder& automatic(const char* meaning);
+  ParamGroupBuilder& noise_automatic(const char* meaning);
   ParamGroupBuilder& scales_with_preview();
   ParamGroupBuilder& not_pdb();
   ParamGroupBuilder& pdb_since(int version);

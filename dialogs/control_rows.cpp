@@ -30,6 +30,7 @@ ControlRow make_row(const edgewise::ParamInfo& info) {
   row.digits = digits_for(info);
   row.step = std::pow(10.0, 1 - row.digits) / (info.is_integer() ? 10 : 1);
   row.automatic = info.auto_meaning[0] != '\0';
+  row.noise_auto = info.takes_noise_auto();
   row.tooltip = info.help;
   if (!info.is_enum()) row.tooltip += ".\nAllowed: " + info.range_text();
   return row;
@@ -75,6 +76,7 @@ double row_value(const ControlRow& row, const edgewise::Settings& settings) {
     const auto at = std::find(row.choices.begin(), row.choices.end(), kept->second);
     return at == row.choices.end() ? row.param->default_value : double(at - row.choices.begin());
   }
+  if (row.noise_auto && kept->second == "auto") return edgewise::kNoiseAuto;
   return std::strtod(kept->second.c_str(), nullptr);
 }
 

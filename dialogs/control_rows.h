@@ -22,7 +22,8 @@ struct ControlRow {
   double slider_min = 0, slider_max = 0, hard_min = 0, hard_max = 0;
   double step = 1;
   int digits = 0;
-  bool automatic = false;  // 0 means auto: an Auto check button stands beside it
+  bool automatic = false;   // 0 means auto: an Auto check button stands beside it
+  bool noise_auto = false;  // takes auto from the image's noise (kNoiseAuto): an Auto check after its unit
   std::string tooltip;
 };
 

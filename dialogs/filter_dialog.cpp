@@ -121,6 +121,11 @@ FilterDialog::FilterDialog(ImagePort& image, const edgewise::Settings& initial, 
   gtk_box_pack_start(GTK_BOX(columns), build_controls(), FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(gtk_dialog_get_content_area(GTK_DIALOG(dialog_))), columns, TRUE, TRUE, 0);
   g_signal_connect(dialog_, "key-press-event", G_CALLBACK(on_key_press), ok_);
+  // Once per dialog, from the whole image: the auto values and their labels
+  // follow it, and so does every preview, whatever region or zoom it shows.
+  auto noise = std::make_shared<const edgewise::NoiseEstimate>(estimate_image_noise(image));
+  pane_->set_noise(noise);
+  controls_.set_noise(*noise);
   restore_state(initial);
   show(settings_);
 }

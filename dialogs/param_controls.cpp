@@ -1,5 +1,7 @@
 #include "param_controls.h"
 
+#include <cstdio>
+
 namespace edgewise_dialog {
 
 void ParamControls::add_rows(GtkGrid* grid, const std::vector<ControlRow>& rows) {
@@ -34,7 +36,7 @@ void ParamControls::add_choice(GtkGrid* grid, int top, Control& control) {
 
 void ParamControls::add_number(GtkGrid* grid, int top, Control& control) {
   const ControlRow& row = control.row;
-  const double initial = row.param->default_value;
+  const double initial = row.param->manual_default;
   GtkAdjustment* slider = gtk_adjustment_new(initial, row.slider_min, row.slider_max, row.step, row.step * 10, 0);
   GtkAdjustment* exact = gtk_adjustment_new(initial, row.hard_min, row.hard_max, row.step, row.step * 10, 0);
   control.scale = gtk_scale_new(GTK_ORIENTATION_HORIZONTAL, slider);
@@ -60,6 +62,13 @@ void ParamControls::add_number(GtkGrid* grid, int top, Control& control) {
     gtk_widget_set_halign(control.unit, GTK_ALIGN_START);
     gtk_grid_attach(grid, control.unit, 3, top, 1, 1);
   }
+  if (row.noise_auto) {
+    // No access key: a filter may have several (nlm's h, sigma-n, sigma-r).
+    control.noise = gtk_check_button_new_with_label("Auto");
+    gtk_widget_set_tooltip_text(control.noise, (std::string("auto: ") + row.param->noise_auto).c_str());
+    gtk_grid_attach(grid, control.noise, 4, top, 1, 1);
+    g_signal_connect(control.noise, "toggled", G_CALLBACK(on_value), this);
+  }
   g_signal_connect(control.scale, "value-changed", G_CALLBACK(on_moved), &control);
   g_signal_connect(control.spin, "value-changed", G_CALLBACK(on_moved), &control);
   g_object_set_data(G_OBJECT(control.scale), "edgewise-controls", this);
@@ -71,7 +80,8 @@ std::vector<GtkWidget*> ParamControls::row(const std::string& cli_flag) const {
     if (cli_flag == control->row.param->cli_flag) {
       std::vector<GtkWidget*> widgets;
       for (GtkWidget* widget :
-           {control->label, control->combo, control->scale, control->spin, control->unit, control->automatic})
+           {control->label, control->combo, control->scale, control->spin, control->unit, control->automatic,
+            control->noise})
         if (widget) widgets.push_back(widget);
       return widgets;
     }
@@ -115,6 +125,11 @@ void ParamControls::show(const edgewise::Settings& settings) {
       continue;
     }
     if (control->automatic) gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(control->automatic), value == 0);
+    if (control->noise) {
+      const bool automatic = value == edgewise::kNoiseAuto;
+      gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(control->noise), automatic);
+      if (automatic) continue;  // the spin keeps the last value chosen; refresh_dependent shows auto's
+    }
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(control->spin), value);
   }
   refresh_dependent(settings);
@@ -136,8 +151,8 @@ bool row_of(const ControlRow& row, const edgewise::FilterInfo& filter) {
 void ParamControls::show_rows_of(const edgewise::FilterInfo& filter) {
   for (auto& control : controls_) {
     const bool visible = row_of(control->row, filter) && filter.find_param(control->row.param->cli_flag);
-    for (GtkWidget* widget :
-         {control->label, control->combo, control->scale, control->spin, control->unit, control->automatic})
+    for (GtkWidget* widget : {control->label, control->combo, control->scale, control->spin, control->unit,
+                              control->automatic, control->noise})
       if (widget) gtk_widget_set_visible(widget, visible);
   }
 }
@@ -153,6 +168,10 @@ void ParamControls::read(edgewise::Settings& settings) {
       set_row_value(control->row, 0.0, settings);
       continue;
     }
+    if (control->noise && gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(control->noise))) {
+      set_row_value(control->row, edgewise::kNoiseAuto, settings);
+      continue;
+    }
     ++quiet_;  // commits text being typed; the caller is reading, not reacting
     gtk_spin_button_update(GTK_SPIN_BUTTON(control->spin));
     --quiet_;
@@ -165,6 +184,17 @@ void ParamControls::refresh_dependent(const edgewise::Settings& settings) {
   ++quiet_;
   for (auto& control : controls_) {
     if (control->unit) gtk_label_set_text(GTK_LABEL(control->unit), unit_text(control->row, settings).c_str());
+    if (control->noise) {
+      const bool automatic = gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(control->noise));
+      gtk_widget_set_sensitive(control->scale, !automatic);
+      gtk_widget_set_sensitive(control->spin, !automatic);
+      // Shows the value the image's noise gives (sigma-r 2.5 x its sigma).
+      if (automatic && noise_ && settings.spec.has(control->row.param->cli_flag))
+        gtk_spin_button_set_value(
+            GTK_SPIN_BUTTON(control->spin),
+            edgewise::resolve_noise(settings.spec, *noise_).get(control->row.param->cli_flag));
+      continue;
+    }
     if (!control->automatic) continue;
     const bool automatic = gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(control->automatic));
     gtk_widget_set_sensitive(control->scale, !automatic);
@@ -175,6 +205,21 @@ void ParamControls::refresh_dependent(const edgewise::Settings& settings) {
                                 edgewise::effective_value(settings.spec, *control->row.param));
   }
   --quiet_;
+}
+
+void ParamControls::set_noise(const edgewise::NoiseEstimate& noise) {
+  noise_ = noise;
+  char sigma[32];
+  std::snprintf(sigma, sizeof sigma, "%.1f", edgewise::auto_noise_sigma(noise));
+  for (auto& control : controls_) {
+    if (!control->noise) continue;
+    gtk_button_set_label(GTK_BUTTON(control->noise), (std::string("Auto (noise ") + sigma + ")").c_str());
+    const std::string tip = std::string("auto: ") + control->row.param->noise_auto +
+                            ".\nThe noise this image shows: sigma " + sigma +
+                            " code values (0-255 scale, the median over its colour channels), estimated from its "
+                            "flattest areas.";
+    gtk_widget_set_tooltip_text(control->noise, tip.c_str());
+  }
 }
 
 }  // namespace edgewise_dialog

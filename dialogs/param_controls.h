@@ -2,13 +2,16 @@
 // descriptions: a label with its access key, then a combo for a choice, or
 // a slider paired with a spin button for a number (the slider spans the
 // usual range, the spin button the whole valid range, as GIMP's scale
-// entries do), an Auto check button where 0 means automatic, and the unit.
+// entries do), an Auto check button where 0 means automatic, and the unit,
+// then an Auto check where the value can follow the image's noise, labelled
+// with the noise the image shows.
 #pragma once
 
 #include <gtk/gtk.h>
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,9 @@ class ParamControls {
   void show_rows_of(const edgewise::FilterInfo& filter);
   // Units and automatic values follow the other values.
   void refresh_dependent(const edgewise::Settings& settings);
+  // The image's noise: the noise Auto checks show it, and ticked they show
+  // the values it gives.
+  void set_noise(const edgewise::NoiseEstimate& noise);
   // The widgets of a row, to hide or desensitise them together.
   std::vector<GtkWidget*> row(const std::string& cli_flag) const;
   // The first shown number's spin button (the focus when the dialog opens), or null.
@@ -49,6 +55,7 @@ class ParamControls {
     GtkWidget* spin = nullptr;
     GtkWidget* unit = nullptr;
     GtkWidget* automatic = nullptr;  // 0 = auto
+    GtkWidget* noise = nullptr;      // auto from the image's noise (kNoiseAuto)
   };
   void add_choice(GtkGrid* grid, int top, Control& control);
   void add_number(GtkGrid* grid, int top, Control& control);
@@ -58,6 +65,7 @@ class ParamControls {
 
   std::function<void()> changed_;
   std::vector<std::unique_ptr<Control>> controls_;
+  std::optional<edgewise::NoiseEstimate> noise_;
   int quiet_ = 0;         // > 0 while values are set, not chosen: no change is reported
   bool syncing_ = false;  // a slider and its spin button are following each other
 };

@@ -29,6 +29,8 @@ class PreviewPane {
   // Filters the view with these settings; `problem`, when not empty, says
   // why they cannot be filtered (shown instead of a new preview).
   void set_settings(const Settings& settings, const std::string& problem = "");
+  // The whole image's noise, which previews of parameters at auto follow.
+  void set_noise(std::shared_ptr<const edgewise::NoiseEstimate> noise) { noise_ = std::move(noise); }
 
   // The View choice and the zoom as words, kept with the dialog's values:
   // "result", "original", "split"; "fit", "25%", "50%", "100%", "200%",
@@ -67,6 +69,7 @@ class PreviewPane {
   std::string problem_;
   View view_;
   std::shared_ptr<const PreviewInput> input_;
+  std::shared_ptr<const edgewise::NoiseEstimate> noise_;
   std::unique_ptr<PreviewResult> shown_;
   cairo_surface_t* original_ = nullptr;  // shown_ as drawn: alpha over checks
   cairo_surface_t* filtered_ = nullptr;

@@ -42,14 +42,36 @@ void keep_original_outside(PreviewResult& result) {
 
 }  // namespace
 
-std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewRegion& region) {
+std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewRegion& region,
+                                                 std::shared_ptr<const edgewise::NoiseEstimate> noise) {
   auto input = std::make_shared<PreviewInput>();
   input->region = region;
+  input->noise = std::move(noise);
   input->shape = {region.read.width, region.read.height, port.shape().channels};
   input->pixels.resize(size_t(region.read.width) * size_t(region.read.height) * size_t(input->shape.channels));
   port.read(region.read, region.scale, input->pixels.data());
   input->original = crop(input->pixels.data(), region.read, region.visible, input->shape.channels);
   return input;
+}
+
+namespace {
+
+// Whole rows of the image at full size, as the estimator reads them.
+class PortRows : public edgewise::PixelSource {
+ public:
+  explicit PortRows(ImagePort& port) : port_(port), width_(port.shape().width) {}
+  void read_rows(int y, int rows, float* dst) override { port_.read({0, y, width_, rows}, 1.0, dst); }
+
+ private:
+  ImagePort& port_;
+  int width_;
+};
+
+}  // namespace
+
+edgewise::NoiseEstimate estimate_image_noise(ImagePort& port) {
+  PortRows rows(port);
+  return edgewise::estimate_noise(rows, port.shape());
 }
 
 PreviewResult render_preview(const Settings& settings, const PreviewInput& input,
@@ -67,6 +89,7 @@ PreviewResult render_preview(const Settings& settings, const PreviewInput& input
   options.band_rows = kPreviewBandRows;
   options.progress = progress;
   options.notice = [&result](const std::string& text) { result.notice = text; };
+  options.noise = input.noise.get();
   // Filtered straight into 8 bits: the GPU then packs on the device and
   // copies a quarter of the bytes back.
   std::vector<uint8_t> filtered(input.pixels.size());

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "image_port.h"
+#include "noise_estimate.h"
 #include "pixel_stream.h"
 #include "preview_region.h"
 #include "settings.h"
@@ -23,10 +25,18 @@ struct PreviewInput {
   edgewise::ImageShape shape;  // region.read's size, the image's channels
   std::vector<float> pixels;
   std::vector<uint8_t> original;  // region.visible of pixels in 8 bits, made once per read
+  // The whole image's noise, which parameters at auto follow (a region, let
+  // alone a reduced copy, shows different noise). Null: none estimated.
+  std::shared_ptr<const edgewise::NoiseEstimate> noise;
 };
 
 // Reads what `region` needs through `port`.
-std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewRegion& region);
+std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewRegion& region,
+                                                 std::shared_ptr<const edgewise::NoiseEstimate> noise = nullptr);
+
+// The noise of the whole image behind `port` (rows read at full size, on the
+// UI thread as every read), for the dialog's auto values and their labels.
+edgewise::NoiseEstimate estimate_image_noise(ImagePort& port);
 
 struct PreviewResult {
   uint64_t generation = 0;

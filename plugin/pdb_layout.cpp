@@ -16,6 +16,7 @@ std::string describe(const edgewise::ParamInfo& info) {
     text += "} (default " + info.default_token + ")";
   } else {
     text += "; " + info.range_text() + ", default " + edgewise::number_text(info.default_value);
+    if (info.default_value == edgewise::kNoiseAuto && info.takes_noise_auto()) text += " (auto)";
   }
   return text;
 }

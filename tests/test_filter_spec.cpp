@@ -101,7 +101,15 @@ TEST(FilterSpec, TablesMatchTheTypedDefaults) {
                                      : &filter == &edgewise::fourier_filter() ? fourier_structs
                                                                               : bilateral_structs;
     EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), double(float(info.default_value)));
-    EXPECT_EQ(edgewise::get_param(from_structs, info.cli_flag), edgewise::get_param(defaults, info.cli_flag));
+    // A parameter that takes auto defaults to it; its typed struct starts
+    // from the declared value, which a dialog offers when Auto is unticked.
+    if (info.takes_noise_auto()) {
+      EXPECT_EQ(info.default_value, edgewise::kNoiseAuto);
+      EXPECT_EQ(edgewise::get_param(from_structs, info.cli_flag), double(float(info.manual_default)));
+    } else {
+      EXPECT_EQ(info.manual_default, info.default_value);
+      EXPECT_EQ(edgewise::get_param(from_structs, info.cli_flag), edgewise::get_param(defaults, info.cli_flag));
+    }
     EXPECT_EQ(filter.find_param(info.cli_flag), &info);
     // A flag means one thing in a registry: declared once, or by two
     // groups that agree on its kind, range, choices and unit (nlm's mode
@@ -114,8 +122,8 @@ TEST(FilterSpec, TablesMatchTheTypedDefaults) {
     EXPECT_STREQ(first.unit, info.unit);
     EXPECT_FALSE(info.label.empty());
     EXPECT_TRUE(info.help && info.help[0]);
-    EXPECT_LE(info.hard_min, info.default_value);
-    EXPECT_GE(info.hard_max, info.default_value);
+    EXPECT_LE(info.hard_min, info.manual_default);
+    EXPECT_GE(info.hard_max, info.manual_default);
     EXPECT_LE(info.hard_min, info.slider_min);
     EXPECT_LE(info.slider_min, info.slider_max);
     EXPECT_GE(info.hard_max, info.slider_max);
@@ -348,7 +356,8 @@ TEST(FilterSpec, RangeMessagesPlaceUnitsAfterTheNumbers) {
   FilterSpec spec(edgewise::bilateral_filter());
   EXPECT_EQ(edgewise::set_param(spec, "sigma-r", 0.0),
             "invalid sigma-r 0: allowed range is 0.001 to 100000 code values (0-255 scale at any bit depth; Delta E "
-            "in lab mode)");
+            "in lab mode; or auto, -1 in the PDB: 3 x the image's noise sigma in rgb mode, 2.5 x in per-channel, 1.3 x "
+            "as Delta E in lab)");
   EXPECT_EQ(edgewise::set_param(spec, "sigma-s", -1.0), "invalid sigma-s -1: allowed range is 0.1 to 100 px");
   EXPECT_EQ(edgewise::set_param(spec, "radius", 200.0),
             "invalid radius 200: allowed range is 0 to 128 px (an integer; 0 = auto: ceil(2 sigma-s))");

@@ -122,9 +122,30 @@ double family_auto_value(const FilterSpec& spec, const ParamInfo& param) {
   return spec.get(param.cli_flag);
 }
 
+// The auto rules, fitted with bench/quality/auto_quality at the default
+// sigma-s 1.5 (docs/quality.md, "Automatic parameters"): sigma-r a multiple
+// of the noise, larger where one distance weighs three channels (rgb); the
+// adaptive filter's floor and minimum in normalized units (code values /
+// 255, Delta E / 100 in lab mode).
+constexpr double kSigmaRPerNoiseRgb = 3.0;
+constexpr double kSigmaRPerNoise = 2.5;  // per-channel; lab (its noise as a Delta E)
+constexpr double kAdaptEpsPerNoise = 1.5;
+constexpr double kAdaptMinPerNoise = 3.0;
+
+double family_noise_value(const FilterSpec& spec, const ParamInfo& param, const NoiseEstimate& noise) {
+  const double sigma = auto_noise_sigma(spec, noise);
+  const bool lab = bilateral_parameters(spec).mode == ColorMode::lab;
+  const double normalized = sigma / (lab ? 100.0 : 255.0);
+  const std::string flag = param.cli_flag;
+  if (flag == "adapt-eps") return kAdaptEpsPerNoise * normalized;
+  if (flag == "adapt-min") return kAdaptMinPerNoise * normalized;
+  const bool rgb = bilateral_parameters(spec).mode == ColorMode::rgb;
+  return (rgb ? kSigmaRPerNoiseRgb : kSigmaRPerNoise) * sigma;  // sigma-r
+}
+
 std::string check_adaptive(const FilterSpec& spec) {
   const AdaptiveParameters a = adaptive_parameters(spec);
-  if (a.adapt_min > a.adapt_max)
+  if (a.adapt_min != float(kNoiseAuto) && a.adapt_min > a.adapt_max)
     return "invalid adapt-min " + value_text(*spec.filter().find_param("adapt-min"), a.adapt_min) +
            ": must not exceed adapt-max " + value_text(*spec.filter().find_param("adapt-max"), a.adapt_max);
   return "";
@@ -221,6 +242,7 @@ const FilterInfo& bilateral_filter() {
     row.groups = {&bilateral_group()};
     row.reach = family_reach;
     row.auto_value = family_auto_value;
+    row.noise_value = family_noise_value;
     row.plan = plan_bilateral;
     return row;
   }();
@@ -243,6 +265,7 @@ const FilterInfo& adaptive_filter() {
                     sigma_channels}};
     row.reach = family_reach;
     row.auto_value = family_auto_value;
+    row.noise_value = family_noise_value;
     row.check = check_adaptive;
     row.plan = plan_adaptive;
     return row;

@@ -93,6 +93,15 @@ int fourier_reach(const FilterSpec& spec) {
   return design_spatial_gaussian(double(fourier_parameters(spec).sigma_s)).radius;
 }
 
+// The auto rule, fitted with bench/quality/auto_quality at the default
+// sigma-s 10 (docs/quality.md): a wide window wants a narrower range kernel
+// than the bilateral filter's small one.
+constexpr double kSigmaRPerNoise = 1.5;
+
+double fourier_noise_value(const FilterSpec& spec, const ParamInfo&, const NoiseEstimate& noise) {
+  return kSigmaRPerNoise * auto_noise_sigma(spec, noise);  // sigma-r, its one auto parameter
+}
+
 double fourier_auto_value(const FilterSpec& spec, const ParamInfo& param) {
   if (std::string(param.cli_flag) == "terms") return fourier_terms(spec);
   return spec.get(param.cli_flag);
@@ -193,6 +202,7 @@ FilterSpec fourier_spec(const FourierParameters& parameters) {
 int fourier_terms(const FilterSpec& spec) {
   const FourierParameters f = fourier_parameters(spec);
   if (f.terms > 0) return f.terms;
+  if (f.sigma_r == float(kNoiseAuto)) return 0;  // chosen with sigma-r, from the image's noise
   return channel_series(f, f.mode == ColorMode::lab, 3).front().terms;
 }
 
@@ -211,6 +221,7 @@ const FilterInfo& fourier_filter() {
     row.reach = fourier_reach;
     row.auto_value = fourier_auto_value;
     row.check = check_fourier;
+    row.noise_value = fourier_noise_value;
     row.plan = plan_fourier;
     return row;
   }();

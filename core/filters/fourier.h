@@ -94,7 +94,8 @@ class FourierPlan : public Plan {
   size_t coefficient(int channel, int term) const { return size_t(channel) * size_t(params.terms + 1) + size_t(term); }
 };
 
-// The term count the filter uses for this spec (the automatic one for terms 0).
+// The term count the filter uses for this spec (the automatic one for terms
+// 0; 0 while sigma-r is auto, since N follows sigma-r).
 int fourier_terms(const FilterSpec& spec);
 
 const FilterInfo& fourier_filter();

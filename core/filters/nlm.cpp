@@ -68,6 +68,17 @@ int nlm_reach(const FilterSpec& spec) {
   return n.search_radius + n.patch_radius;
 }
 
+// The auto rules, fitted with bench/quality/auto_quality (docs/quality.md).
+constexpr double kHPerNoise = 0.75;
+
+double nlm_noise_value(const FilterSpec& spec, const ParamInfo& param, const NoiseEstimate& noise) {
+  const double sigma = auto_noise_sigma(spec, noise);
+  const std::string flag = param.cli_flag;
+  if (flag == "h") return kHPerNoise * sigma;
+  if (flag == "sigma-n") return sigma;
+  return param.hard_max;  // sigma-r: the range term off, as in classic NLM
+}
+
 std::string check_nlm(const FilterSpec& spec) {
   const NlmParameters n = nlm_parameters(spec);
   if (n.h > 0.0f && n.h < 0.1f)
@@ -116,6 +127,7 @@ const FilterInfo& nlm_filter() {
     row.groups = {&nlm_group()};
     row.reach = nlm_reach;
     row.check = check_nlm;
+    row.noise_value = nlm_noise_value;
     row.plan = plan_nlm;
     return row;
   }();

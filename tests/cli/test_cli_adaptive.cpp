@@ -17,10 +17,11 @@ TEST(CliAdaptive, FiltersLikeTheEngine) {
   edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, input);
   const CliResult result = run_cli(std::string(kAdaptive) + " " + dir.file("in.png") + " -o " + dir.file("out.png"));
   ASSERT_EQ(result.status, 0) << result.err;
-  edgewise::BilateralParameters parameters;
-  parameters.sigma_s = 1.5f;
-  parameters.sigma_r = 30.0f;
-  const edgewise::FilterSpec spec = edgewise::adaptive_spec(parameters, {});
+  // The CLI's defaults are the engine's: adapt-eps and adapt-min auto,
+  // from the noise of the same image.
+  edgewise::FilterSpec spec(edgewise::adaptive_filter());
+  ASSERT_EQ(edgewise::set_param(spec, "sigma-s", 1.5), "");
+  ASSERT_EQ(edgewise::set_param(spec, "sigma-r", 30.0), "");
   // Rounding to 16 bits allows 0.5 code; the 0.01 is float noise (1.5e-7
   // of full scale) for samples that land on a rounding boundary, since the
   // test converts its input independently of the CLI.

@@ -189,7 +189,6 @@ TEST(CliNoise, UsageErrors) {
       {"--estimate-noise", "no input file given"},
       {"--estimate-noise" + input + " -o " + dir.file("out.png"), "-o/--output does not go with it"},
       {"--estimate-noise --gui" + input, "--estimate-noise cannot be combined with --gui"},
-      {"--verbose" + input + " -o " + dir.file("out.png"), "--verbose goes with --estimate-noise"},
       {"--estimate-noise --threads x" + input, "invalid threads 'x'"},
   };
   for (const Case& c : cases) {

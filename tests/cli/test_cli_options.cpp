@@ -42,7 +42,7 @@ TEST(CliOptions, HelpDocumentsEveryParameterFromTheTable) {
       } else {
         // The one range formatter, units and notes included.
         const std::string range =
-            "Default " + edgewise::number_text(info.default_value) + ", range " + squeeze_spaces(info.range_text());
+            "Default " + edgewise::value_text(info, info.default_value) + ", range " + squeeze_spaces(info.range_text());
         EXPECT_NE(block.find(range), std::string::npos) << block;
       }
     }
@@ -61,7 +61,7 @@ TEST(CliOptions, HelpDocumentsEveryParameterFromTheTable) {
 TEST(CliOptions, HelpRangesCarryTheirUnits) {
   const CliResult result = run_cli("--help");
   ASSERT_EQ(result.status, 0);
-  EXPECT_NE(help_block(result.out, "sigma-s").find("Default 3, range 0.1 to 100 px."), std::string::npos)
+  EXPECT_NE(help_block(result.out, "sigma-s").find("Default 1.5, range 0.1 to 100 px."), std::string::npos)
       << help_block(result.out, "sigma-s");
   EXPECT_NE(
       help_block(result.out, "radius").find("Default 0, range 0 to 128 px (an integer; 0 = auto: ceil(2 sigma-s))."),

@@ -132,7 +132,7 @@ mark=$(trace_mark "$work/trace2")
 xdotool key alt+v Up Up  # back to the result, for the exact checks below
 wait_for_trace "$work/trace2" "^preview .* view=result " 10 "$mark" >/dev/null
 xdotool key alt+r  # Reset
-wait_for_trace "$work/trace2" "^preview .*--sigma-s 3 --radius 0 --sigma-r 20 " 30 >/dev/null
+wait_for_trace "$work/trace2" "^preview .*--sigma-s 1.5 --radius 0 --sigma-r auto " 30 >/dev/null
 mark=$(trace_mark "$work/trace2")
 xdotool key alt+f Down  # Filter: bilateral -> adaptive
 adaptive=$(wait_for_trace "$work/trace2" "^preview .*--filter adaptive " 30 "$mark")

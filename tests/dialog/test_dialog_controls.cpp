@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bilateral.h"
 #include "buffer_port.h"
 #include "filter_dialog.h"
 #include "param_controls.h"
@@ -91,6 +92,50 @@ TEST_F(DisplayTest, ParamRowsFromTheRegistry) {
   controls.read(read);
   EXPECT_EQ(edgewise::format_arguments(read, smudge_registry()),
             edgewise::format_arguments(settings, smudge_registry()));
+  gtk_widget_destroy(window);
+}
+
+// A range parameter that takes auto: its unit, then an Auto check that
+// shows the image's noise; ticked, the spin button shows the value auto
+// takes for that noise and the settings hold auto; unticked, the number.
+TEST_F(DisplayTest, NoiseAutoRowShowsTheEstimateAndTheValueItGives) {
+  const auto layout = edgewise_dialog::describe_dialog(smudge_registry(), edgewise::installed_backends(), nullptr);
+  edgewise_dialog::ParamControls controls([] {});
+  GtkWidget* window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+  GtkWidget* grid = gtk_grid_new();
+  gtk_container_add(GTK_CONTAINER(window), grid);
+  for (const auto& block : layout.blocks) controls.add_rows(GTK_GRID(grid), block.rows);
+  gtk_widget_show_all(window);
+  const std::vector<GtkWidget*> sigma_r = controls.row("sigma-r");
+  ASSERT_EQ(sigma_r.size(), 5u);  // label, slider, spin button, unit, Auto
+  ASSERT_TRUE(GTK_IS_SPIN_BUTTON(sigma_r[2]));
+  ASSERT_TRUE(GTK_IS_LABEL(sigma_r[3]));
+  ASSERT_TRUE(GTK_IS_CHECK_BUTTON(sigma_r[4]));
+
+  edgewise::NoiseEstimate noise;
+  noise.channels.push_back({7.0, true, {}, 100, 1});
+  noise.channels.push_back({7.25, true, {}, 100, 1});
+  noise.channels.push_back({9.0, true, {}, 100, 1});
+  controls.set_noise(noise);
+  EXPECT_STREQ(gtk_button_get_label(GTK_BUTTON(sigma_r[4])), "Auto (noise 7.2)");
+
+  edgewise::Settings settings = edgewise::default_settings(edgewise::bilateral_filter());
+  ASSERT_EQ(settings.spec.get("sigma-r"), edgewise::kNoiseAuto);  // the default
+  controls.show(settings);
+  EXPECT_TRUE(gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(sigma_r[4])));
+  EXPECT_FALSE(gtk_widget_get_sensitive(sigma_r[2]));
+  const double expected = edgewise::resolve_noise(settings.spec, noise).get("sigma-r");
+  EXPECT_NEAR(expected, 3.0 * 7.25, 1e-4);  // the rule (rgb mode), on the median channel
+  EXPECT_NEAR(gtk_spin_button_get_value(GTK_SPIN_BUTTON(sigma_r[2])), expected, 0.01);
+  edgewise::Settings read = edgewise::default_settings(edgewise::bilateral_filter());
+  ASSERT_EQ(edgewise::apply_argument(read, "sigma-r", "30", edgewise::builtin_registry()), "");
+  controls.read(read);
+  EXPECT_EQ(read.spec.get("sigma-r"), edgewise::kNoiseAuto);
+
+  gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(sigma_r[4]), FALSE);
+  gtk_spin_button_set_value(GTK_SPIN_BUTTON(sigma_r[2]), 12.5);
+  controls.read(read);
+  EXPECT_EQ(read.spec.get("sigma-r"), 12.5);
   gtk_widget_destroy(window);
 }
 

@@ -194,6 +194,11 @@
                    #f)))
     (ew-report "fourier-rgb" (and failed (ew-clean? image)))
     (gimp-image-delete image))
+  ; sigma-r -1: auto, from the noise the plug-in measures on the drawable,
+  ; as the CLI measures it on the file.
+  (let ((image (ew-load (string-append work "/in/astronaut_noisy.png"))))
+    (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image (ew-layer image) 1 2.0 0 -1.0 0 1 1)
+    (ew-save image (string-append work "/out/auto.png")))
   ; Version 2 in the perceptual space is version 1.
   (let ((image (ew-load (string-append work "/in/astronaut.png"))))
     (plug-in-edgewise-bilateral2 RUN-NONINTERACTIVE image (ew-layer image) 1 2.5 0 25.0 0 2 0 0)

@@ -25,7 +25,7 @@ cat > "$work/config/gimprc" <<GIMPRC
 GIMPRC
 
 # Inputs: the test photos, a 16-bit copy and one with a varying alpha.
-cp "$data/astronaut.png" "$data/camera.png" "$work/in/"
+cp "$data/astronaut.png" "$data/camera.png" "$data/astronaut_noisy.png" "$work/in/"
 cp "$data/astronaut.png" "$data/camera.png" "$work/in/batch/"
 "$tool" widen "$data/astronaut.png" "$work/in/astronaut16.png"
 "$tool" add-alpha "$data/astronaut.png" "$work/in/astronaut_rgba.png"
@@ -38,10 +38,12 @@ p1=(--mode rgb --sigma-s 2.5 --sigma-r 25 --iterations 2)
 "$cli" "${p1[@]}" "$work/in/astronaut16.png" -o "$work/ref/u16.png"
 "$cli" --mode lab --sigma-s 2 --radius 5 --sigma-r 8 --kernel tukey --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/lab.png"
-"$cli" --filter adaptive --mode rgb --sigma-s 1.5 --sigma-r 30 --adapt-k 1.5 --backend cpu \
+"$cli" --filter adaptive --mode rgb --sigma-s 1.5 --sigma-r 30 --adapt-k 1.5 --adapt-eps 0.01 --adapt-min 0.002 \
+  --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/adaptive.png"
 "$cli" --filter nlm --mode rgb --search-radius 4 --patch-radius 1 --h 12 --sigma-n 6 --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/nlm.png"
+"$cli" --mode rgb --sigma-s 2 --sigma-r auto --backend cpu "$work/in/astronaut_noisy.png" -o "$work/ref/auto.png"
 "$cli" --filter fourier --mode per-channel --sigma-s 4 --sigma-r 30 --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/fourier.png"
 "$cli" --mode per-channel --sigma-s 1.5 --sigma-r 30 --kernel lorentz \

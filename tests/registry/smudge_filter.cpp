@@ -46,7 +46,7 @@ SmudgeParameters smudge_parameters(const edgewise::FilterSpec& spec) {
 
 edgewise::BilateralParameters smudge_as_bilateral(const edgewise::FilterSpec& spec) {
   edgewise::BilateralParameters p = edgewise::bilateral_parameters(spec);
-  p.sigma_r *= 0.5f + smudge_parameters(spec).strength;
+  if (p.sigma_r != float(edgewise::kNoiseAuto)) p.sigma_r *= 0.5f + smudge_parameters(spec).strength;
   return p;
 }
 
@@ -63,6 +63,7 @@ const edgewise::FilterInfo& smudge_filter() {
     row.outputs = {{"mask", "where the smudge took effect", mask_channels}};
     row.reach = smudge_reach;
     row.auto_value = smudge_auto;
+    row.noise_value = edgewise::bilateral_filter().noise_value;
     row.plan = plan_smudge;
     return row;
   }();

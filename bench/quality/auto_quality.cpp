@@ -1,0 +1,227 @@
+// Every filter at `auto` against the best of a grid search (issue 16,
+// item 4b): clean photos plus white or signal-dependent noise, each filter
+// run as a user who gives no option runs it (its defaults, its noise
+// parameters at auto, estimated from the noisy image) and at every point of
+// a grid. A tool, not a test: it prints markdown tables for docs/quality.md
+// and writes every run to a CSV (the data the auto rules are fitted on).
+//
+//   noise: white sigma in {10, 20, 30}; Poisson-Gaussian (variance
+//     gain * I + floor, floor = (0.3 s)^2, sigma s at I = 128) with s in
+//     {10, 20, 30}: the camera's noise, growing with brightness.
+//   grid: the auto parameters as multiples m of the estimated sigma (the
+//     form of every rule), m in six steps around the rule, times the
+//     spatial scale (sigma-s, or nlm's search and patch radii) in four
+//     steps; "grid-best" is the best of all 24 points, "best at defaults"
+//     the best m at the filter's default spatial scale.
+//
+// Usage: auto_quality OUT.csv IMAGE...   (8-bit grey or RGB)
+// EDGEWISE_QUALITY_ONLY=WORD keeps the filters whose label contains WORD.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine.h"
+#include "filter_registry.h"
+#include "image_quality.h"
+
+namespace {
+
+using edgewise::FilterSpec;
+
+struct Photo {
+  std::string name;
+  cv::Mat clean;  // 8-bit, RGB order (lab mode reads the channels as R, G, B)
+};
+
+cv::Mat add_noise(const cv::Mat& clean, double sigma, bool signal_dependent, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const double floor = signal_dependent ? 0.09 * sigma * sigma : sigma * sigma;
+  const double gain = signal_dependent ? (sigma * sigma - floor) / 128.0 : 0.0;
+  cv::Mat noisy = clean.clone();
+  for (size_t i = 0; i < noisy.total() * noisy.elemSize(); ++i) {
+    const double value = clean.data[i];
+    noisy.data[i] = cv::saturate_cast<uint8_t>(std::lround(value + std::sqrt(gain * value + floor) * normal(rng)));
+  }
+  return noisy;
+}
+
+cv::Mat run(const FilterSpec& spec, const cv::Mat& noisy, edgewise::RunReport* report = nullptr) {
+  cv::Mat out(noisy.size(), noisy.type());
+  const edgewise::ImageShape shape{noisy.cols, noisy.rows, noisy.channels()};
+  edgewise::RunOptions options;
+  options.backend = "cpu";
+  const edgewise::RunReport done = edgewise::run_filter(spec, {noisy.data, shape, edgewise::SampleType::u8, 0},
+                                                        {out.data, shape, edgewise::SampleType::u8, 0}, options);
+  if (report) *report = done;
+  return out;
+}
+
+void set(FilterSpec& spec, const char* flag, double value) { edgewise::throw_if_error(edgewise::set_param(spec, flag, value)); }
+
+// A filter as the evaluation runs it: its default spec (auto included),
+// the spatial steps of its grid (the first is its default) and how a grid
+// point sets the auto parameters from m x the estimated sigma.
+struct Subject {
+  std::string label;
+  FilterSpec defaults;
+  std::vector<double> multipliers;
+  std::vector<std::function<void(FilterSpec&)>> spatial;  // [0]: the defaults
+  std::function<void(FilterSpec&, double m, double sigma)> at;
+};
+
+FilterSpec with_mode(const char* filter, const char* mode) {
+  FilterSpec spec(*edgewise::builtin_registry().find(filter));
+  if (mode) edgewise::throw_if_error(edgewise::set_param(spec, "mode", std::string(mode)));
+  return spec;
+}
+
+std::vector<std::function<void(FilterSpec&)>> sigma_s_steps(double default_sigma_s, std::vector<double> others) {
+  std::vector<std::function<void(FilterSpec&)>> steps = {[](FilterSpec&) {}};
+  for (double s : others)
+    if (s != default_sigma_s) steps.push_back([s](FilterSpec& spec) { set(spec, "sigma-s", s); });
+  return steps;
+}
+
+std::vector<Subject> subjects() {
+  const std::vector<double> sigma_s = {1, 1.5, 2, 3, 4};
+  std::vector<Subject> list;
+  for (const char* mode : {"rgb", "per-channel", "lab"}) {
+    Subject s{std::string("bilateral ") + mode, with_mode("bilateral", mode), {}, {}, {}};
+    // In lab mode m multiplies the noise as a Delta E (kLabPerCode per
+    // code value), so the same m is best when that conversion is right.
+    s.multipliers = {1, 1.5, 2, 2.5, 3, 4};
+    s.spatial = sigma_s_steps(3, sigma_s);
+    s.spatial.resize(4);
+    s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-r", m * sigma); };
+    list.push_back(s);
+  }
+  {
+    Subject s{"adaptive rgb", with_mode("adaptive", nullptr), {0.5, 1, 1.5, 2, 3, 4}, {}, {}};
+    s.spatial = sigma_s_steps(3, sigma_s);
+    s.spatial.resize(4);
+    // m scales the floor and the minimum together, in the rule's ratio;
+    // sigma-r (the first walk's) stays at its own auto.
+    s.at = [](FilterSpec& spec, double m, double sigma) {
+      set(spec, "adapt-eps", std::min(1.0, 0.5 * m * sigma / 255));
+      set(spec, "adapt-min", m * sigma / 255);
+    };
+    list.push_back(s);
+  }
+  {
+    Subject s{"nlm rgb", with_mode("nlm", nullptr), {0.45, 0.6, 0.75, 0.9, 1.05, 1.25}, {}, {}};
+    s.spatial = {[](FilterSpec&) {},
+                 [](FilterSpec& spec) { set(spec, "patch-radius", 2); },
+                 [](FilterSpec& spec) { set(spec, "search-radius", 10); },
+                 [](FilterSpec& spec) {
+                   set(spec, "search-radius", 10);
+                   set(spec, "patch-radius", 2);
+                 }};
+    s.at = [](FilterSpec& spec, double m, double sigma) {
+      set(spec, "h", m * sigma);
+      set(spec, "sigma-n", sigma);
+    };
+    list.push_back(s);
+  }
+  {
+    Subject s{"fourier per-channel", with_mode("fourier", nullptr), {1, 1.5, 2, 2.5, 3, 4}, {}, {}};
+    s.spatial = sigma_s_steps(10, {1.5, 3, 6});
+    s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-r", m * sigma); };
+    list.push_back(s);
+  }
+  return list;
+}
+
+struct Point {
+  double psnr = -1, ssim = 0, m = 0;
+  int spatial = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: auto_quality OUT.csv IMAGE...\n");
+    return 2;
+  }
+  std::vector<Photo> photos;
+  for (int i = 2; i < argc; ++i) {
+    cv::Mat image = cv::imread(argv[i], cv::IMREAD_UNCHANGED);
+    if (image.empty() || image.depth() != CV_8U) {
+      std::fprintf(stderr, "auto_quality: cannot read %s as an 8-bit image\n", argv[i]);
+      return 1;
+    }
+    if (image.channels() == 4) cv::cvtColor(image, image, cv::COLOR_BGRA2BGR);
+    if (image.channels() == 3) cv::cvtColor(image, image, cv::COLOR_BGR2RGB);
+    std::string name = argv[i];
+    photos.push_back({name.substr(name.find_last_of('/') + 1), image});
+  }
+  std::FILE* csv = std::fopen(argv[1], "w");
+  if (!csv) {
+    std::fprintf(stderr, "auto_quality: cannot write %s\n", argv[1]);
+    return 1;
+  }
+  std::fprintf(csv, "image,noise,sigma,filter,estimate,kind,m,spatial,psnr,ssim\n");
+  const char* only = std::getenv("EDGEWISE_QUALITY_ONLY");
+
+  std::printf("| filter | image | noise | σ | estimate | auto: PSNR / SSIM | best at defaults (m) | grid-best (m, "
+              "step) | auto − grid-best |\n|---|---|---|---|---|---|---|---|---|\n");
+  std::vector<std::pair<std::string, double>> worst;  // per filter: the largest shortfall
+  for (const Subject& subject : subjects()) {
+    if (only && subject.label.find(only) == std::string::npos) continue;
+    double shortfall = 0;
+    for (const Photo& photo : photos) {
+      // Grey photos have one channel: the colour modes are all alike there.
+      if (photo.clean.channels() == 1 && subject.label.find("rgb") == std::string::npos) continue;
+      for (const bool signal_dependent : {false, true})
+        for (const double sigma : {10.0, 20.0, 30.0}) {
+          const cv::Mat noisy = add_noise(photo.clean, sigma, signal_dependent, unsigned(sigma) + signal_dependent);
+          const char* noise = signal_dependent ? "Poisson-Gaussian" : "white";
+          edgewise::RunReport report;
+          const cv::Mat automatic = run(subject.defaults, noisy, &report);
+          const double estimate = report.noise_sigma;
+          const Point at_auto{edgewise_quality::psnr(photo.clean, automatic),
+                              edgewise_quality::ssim(photo.clean, automatic), 0, 0};
+          std::fprintf(csv, "%s,%s,%g,%s,%.3f,auto,,0,%.3f,%.4f\n", photo.name.c_str(), noise, sigma,
+                       subject.label.c_str(), estimate, at_auto.psnr, at_auto.ssim);
+          Point at_defaults, best;
+          for (size_t step = 0; step < subject.spatial.size(); ++step)
+            for (const double m : subject.multipliers) {
+              FilterSpec spec = subject.defaults;
+              subject.spatial[step](spec);
+              // The rule's own noise sigma (lab: as a Delta E), so that m
+              // is directly the rule's factor.
+              subject.at(spec, m, edgewise::auto_noise_sigma(spec, [&] {
+                           edgewise::NoiseEstimate e;
+                           e.channels.push_back({estimate, true, {}, 0, 1});
+                           return e;
+                         }()));
+              const cv::Mat out = run(spec, noisy);
+              const double p = edgewise_quality::psnr(photo.clean, out);
+              std::fprintf(csv, "%s,%s,%g,%s,%.3f,grid,%g,%zu,%.3f,\n", photo.name.c_str(), noise, sigma,
+                           subject.label.c_str(), estimate, m, step, p);
+              if (step == 0 && p > at_defaults.psnr) at_defaults = {p, 0, m, 0};
+              if (p > best.psnr) best = {p, 0, m, int(step)};
+            }
+          shortfall = std::max(shortfall, best.psnr - at_auto.psnr);
+          std::printf("| %s | %s | %s | %g | %.2f | %.2f / %.3f | %.2f (%g) | %.2f (%g, %d) | %+.2f |\n",
+                      subject.label.c_str(), photo.name.c_str(), noise, sigma, estimate, at_auto.psnr, at_auto.ssim,
+                      at_defaults.psnr, at_defaults.m, best.psnr, best.m, best.spatial, at_auto.psnr - best.psnr);
+          std::fflush(stdout);
+        }
+    }
+    worst.emplace_back(subject.label, shortfall);
+  }
+  std::printf("\n| filter | largest shortfall of auto against grid-best (dB) |\n|---|---|\n");
+  for (const auto& [label, dB] : worst) std::printf("| %s | %.2f |\n", label.c_str(), dB);
+  std::fclose(csv);
+  return 0;
+}
