@@ -23,20 +23,11 @@
 #include "bilateral.h"
 #include "engine.h"
 #include "float_image.h"
+#include "wall_timing.h"
+
+using edgewise_bench::median_ms;
 
 namespace {
-
-double median_ms(const std::function<void()>& run, int repeats) {
-  run();  // warm-up: thread pools, page faults
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
 
 long disk_taps(int r) {
   long taps = 0;

@@ -8,7 +8,10 @@
 // radius ceil(4 sigma-s), same sigma-s and sigma-r) on the photo itself
 // (352 x 352), where the exact filter is affordable.
 //
-// Usage: bench_fourier_cpu [threads]   (default 2)
+// Usage: bench_fourier_cpu [threads] [--edgewise [SIGMA]]   (default 2
+// threads; --edgewise: Edgewise's times alone, no G'MIC and no PSNR, at
+// every sigma-s or at SIGMA)
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,23 +31,18 @@
 #include "fourier.h"
 #include "fourier_exact.h"
 #include "quality/image_quality.h"
+#include "wall_timing.h"
 
 namespace {
 
 using namespace edgewise;
+using edgewise_bench::median_seconds;
+using edgewise_bench::seconds;
 
-double seconds(const std::function<void()>& run) {
-  const auto start = std::chrono::steady_clock::now();
-  run();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median_seconds(const std::function<void()>& run, int repeats) {
-  run();
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) times.push_back(seconds(run));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+double cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
 }
 
 // An RGB Mat (OpenCV's BGR order swapped) through the engine.
@@ -100,10 +98,34 @@ std::string gmic_command(const std::string& in, const std::string& filter, const
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+  const bool edgewise_only = argc > 2 && std::string(argv[2]) == "--edgewise";
   const cv::Mat photo = cv::imread(EDGEWISE_SOURCE_DIR "/tests/data/astronaut_noisy.png", cv::IMREAD_COLOR);
   if (photo.empty()) return 1;
   cv::Mat large;
   cv::resize(photo, large, cv::Size(6000, 4000), 0, 0, cv::INTER_CUBIC);
+  if (edgewise_only) {
+    // Beside the wall time, the process's CPU time over the threads: what
+    // an unloaded machine's wall time would be (less any serial part), for
+    // runs on a shared one.
+    std::printf("24 MP RGB (6000x4000), per-channel, sigma-r 25, %d threads\n\n", threads);
+    std::printf("| sigma-s | edgewise s | CPU s / threads |\n|---|---|---|\n");
+    std::vector<double> sigmas = {2.0, 4.0, 8.0, 16.0, 32.0, 64.0};
+    if (argc > 3) sigmas = {std::atof(argv[3])};
+    for (double sigma_s : sigmas) {
+      edgewise_filter(fourier(sigma_s), large, threads);
+      std::vector<double> wall, cpu;
+      for (int i = 0; i < 3; ++i) {
+        const double cpu_start = cpu_seconds();
+        wall.push_back(seconds([&] { edgewise_filter(fourier(sigma_s), large, threads); }));
+        cpu.push_back((cpu_seconds() - cpu_start) / threads);
+      }
+      std::sort(wall.begin(), wall.end());
+      std::sort(cpu.begin(), cpu.end());
+      std::printf("| %g | %.2f | %.2f |\n", sigma_s, wall[1], cpu[1]);
+      std::fflush(stdout);
+    }
+    return 0;
+  }
   const bool have_gmic = std::system("gmic -v -1 -version > /dev/null 2>&1") == 0;
   const std::string dir = "/tmp/bench_fourier_cpu." + std::to_string(getpid());
   std::system(("mkdir -p " + dir).c_str());

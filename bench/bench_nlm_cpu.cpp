@@ -24,22 +24,9 @@
 #include "engine.h"
 #include "nlm.h"
 #include "quality/image_quality.h"
+#include "wall_timing.h"
 
-namespace {
-
-double median_ms(const std::function<void()>& run, int repeats) {
-  run();
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-}  // namespace
+using edgewise_bench::median_ms;
 
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : EDGEWISE_SOURCE_DIR "/tests/data/astronaut.png";
