@@ -5,8 +5,11 @@
 // the kernel prepares its input in place, so later runs see prepared
 // samples: the work does not depend on the values), and run_filter end to
 // end from 8-bit host buffers (transfers and bands included, median of 3).
-// Then the exact filter's kernel (radius ceil(4 sigma-s)) end to end at the
-// smaller sigmas, for where the Fourier filter overtakes it.
+// Then the dialog's preview (800 x 600 at sigma-s 32, the same two
+// timings), and the exact filter's kernel (radius ceil(4 sigma-s)) end to
+// end at the smaller sigmas, for where the Fourier filter overtakes it.
+// `--kernel [SIGMA]` times the kernel alone (for ncu or a quick look), at
+// every sigma-s or at SIGMA.
 // bench/RESULTS.md, "Fourier bilateral (issue 14)".
 #include <cuda_runtime.h>
 
@@ -15,71 +18,64 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cuda_timing.h"
 #include "device_resources.h"
 #include "engine.h"
 #include "fourier_cuda.h"
+#include "wall_timing.h"
 
 using namespace edgewise;
 using edgewise_bench::median_event_ms;
+using edgewise_bench::median_ms;
 
 namespace {
 
 constexpr int kWidth = 6000, kHeight = 4000;  // 24 MP
+constexpr int kPreviewWidth = 800, kPreviewHeight = 600;
 
-double median_wall_ms(const std::function<void()>& run, int repeats) {
-  run();
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-std::vector<uint8_t> photo_like() {
+std::vector<uint8_t> photo_like(int width, int height) {
   std::mt19937 rng(14);
   std::normal_distribution<float> noise(0.0f, 15.0f);
-  std::vector<uint8_t> pixels(size_t(kWidth) * kHeight * 3);
-  for (int y = 0; y < kHeight; ++y)
-    for (int x = 0; x < kWidth; ++x)
+  std::vector<uint8_t> pixels(size_t(width) * height * 3);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
       for (int c = 0; c < 3; ++c) {
         const float base =
             128.0f + 70.0f * std::sin(x * 0.004f + c) * std::cos(y * 0.005f) + ((x / 700 + y / 500) % 2) * 40.0f;
-        pixels[(size_t(y) * kWidth + x) * 3 + c] = uint8_t(std::clamp(base + noise(rng), 0.0f, 255.0f));
+        pixels[(size_t(y) * width + x) * 3 + c] = uint8_t(std::clamp(base + noise(rng), 0.0f, 255.0f));
       }
   return pixels;
 }
 
-float kernel_ms(const FilterSpec& spec, const std::vector<uint8_t>& pixels) {
-  const auto planned = make_plan(spec, {kWidth, kHeight, 3});
+float kernel_ms(const FilterSpec& spec, const std::vector<uint8_t>& pixels, int width, int height) {
+  const auto planned = make_plan(spec, {width, height, 3});
   const auto& plan = static_cast<const FourierPlan&>(*planned);
-  const int reach = plan.reach, rows = kHeight + 2 * reach;
-  const size_t plane = size_t(kWidth) * rows;
+  const int reach = plan.reach, rows = height + 2 * reach;
+  const size_t plane = size_t(width) * rows;
   std::vector<float> host(plane * 3);
   for (int c = 0; c < 3; ++c)
     for (int y = 0; y < rows; ++y) {
-      const int from = std::clamp(y - reach, 0, kHeight - 1);
-      for (int x = 0; x < kWidth; ++x)
-        host[c * plane + size_t(y) * kWidth + x] = pixels[(size_t(from) * kWidth + x) * 3 + c] / 255.0f;
+      const int from = std::clamp(y - reach, 0, height - 1);
+      for (int x = 0; x < width; ++x)
+        host[c * plane + size_t(y) * width + x] = pixels[(size_t(from) * width + x) * 3 + c] / 255.0f;
     }
-  cuda::DeviceMemory in_memory(host.size() * sizeof(float)), out_memory(size_t(kWidth) * kHeight * 3 * 4);
+  cuda::DeviceMemory in_memory(host.size() * sizeof(float)), out_memory(size_t(width) * height * 3 * 4);
   cuda::check(cudaMemcpy(in_memory.as<float>(), host.data(), host.size() * 4, cudaMemcpyHostToDevice), "upload");
-  const cuda::DeviceBand in = cuda::describe_device_band(in_memory.as<float>(), -reach, rows, kWidth, 0);
-  const cuda::DeviceOutput out{out_memory.as<float>(), 0, kHeight, kWidth, size_t(kWidth), size_t(kWidth) * kHeight};
+  const cuda::DeviceBand in = cuda::describe_device_band(in_memory.as<float>(), -reach, rows, width, 0);
+  const cuda::DeviceOutput out{out_memory.as<float>(), 0, height, width, size_t(width), size_t(width) * height};
   const auto kernel = cuda::make_fourier_device_kernel(plan);
   return median_event_ms([&] { kernel->run(in, out, {}, nullptr, nullptr); }, 5);
 }
 
-double end_to_end_ms(const FilterSpec& spec, std::vector<uint8_t>& pixels, std::vector<uint8_t>& output) {
-  const ImageShape shape{kWidth, kHeight, 3};
+double end_to_end_ms(const FilterSpec& spec, std::vector<uint8_t>& pixels, std::vector<uint8_t>& output, int width,
+                     int height) {
+  const ImageShape shape{width, height, 3};
   RunOptions options;
   options.backend = "cuda";
-  return median_wall_ms(
+  return median_ms(
       [&] {
         run_filter(spec, ImageBuffer{pixels.data(), shape, SampleType::u8, 0},
                    ImageBuffer{output.data(), shape, SampleType::u8, 0}, options);
@@ -87,25 +83,40 @@ double end_to_end_ms(const FilterSpec& spec, std::vector<uint8_t>& pixels, std::
       3);
 }
 
+FilterSpec fourier_at(float sigma_s) {
+  FourierParameters f;
+  f.sigma_s = sigma_s;
+  f.sigma_r = 25.0f;
+  return fourier_spec(f);
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool kernel_only = argc > 1 && std::string(argv[1]) == "--kernel";
+  std::vector<float> sigmas = {2.0f, 4.0f, 8.0f, 16.0f, 32.0f, 64.0f};
+  if (kernel_only && argc > 2) sigmas = {std::stof(argv[2])};
   std::string device;
   find_backend(installed_backends(), "cuda")->usable(device);
   std::printf("device: %s\n24 MP RGB (%dx%d) 8-bit, per-channel, sigma-r 25\n\n", device.c_str(), kWidth, kHeight);
   try {
-    std::vector<uint8_t> pixels = photo_like(), output(pixels.size());
+    std::vector<uint8_t> pixels = photo_like(kWidth, kHeight), output(pixels.size());
     std::printf("| sigma-s | N | reach | kernel ms | end to end ms |\n|---|---|---|---|---|\n");
-    for (float sigma : {2.0f, 4.0f, 8.0f, 16.0f, 32.0f, 64.0f}) {
-      FourierParameters f;
-      f.sigma_s = sigma;
-      f.sigma_r = 25.0f;
-      const FilterSpec spec = fourier_spec(f);
+    for (float sigma : sigmas) {
+      const FilterSpec spec = fourier_at(sigma);
       const auto plan = make_plan(spec, {kWidth, kHeight, 3});
+      const float kernel = kernel_ms(spec, pixels, kWidth, kHeight);
+      const double whole = kernel_only ? 0.0 : end_to_end_ms(spec, pixels, output, kWidth, kHeight);
       std::printf("| %g | %d | %d | %.2f | %.1f |\n", sigma, static_cast<const FourierPlan&>(*plan).params.terms,
-                  plan->reach, kernel_ms(spec, pixels), end_to_end_ms(spec, pixels, output));
+                  plan->reach, kernel, whole);
       std::fflush(stdout);
     }
+    if (kernel_only) return 0;
+    std::vector<uint8_t> preview = photo_like(kPreviewWidth, kPreviewHeight), preview_out(preview.size());
+    const FilterSpec preview_spec = fourier_at(32.0f);
+    std::printf("\npreview %dx%d RGB 8-bit, sigma-s 32: kernel %.2f ms, end to end %.2f ms\n", kPreviewWidth,
+                kPreviewHeight, kernel_ms(preview_spec, preview, kPreviewWidth, kPreviewHeight),
+                end_to_end_ms(preview_spec, preview, preview_out, kPreviewWidth, kPreviewHeight));
     std::printf("\nexact filter (bilateral, per-channel, radius ceil(4 sigma-s)), end to end:\n");
     std::printf("| sigma-s | radius | ms |\n|---|---|---|\n");
     for (float sigma : {1.0f, 2.0f, 3.0f, 4.0f, 6.0f, 8.0f}) {
@@ -114,7 +125,8 @@ int main() {
       b.sigma_s = sigma;
       b.sigma_r = 25.0f;
       b.radius = int(std::ceil(4.0f * sigma));
-      std::printf("| %g | %d | %.1f |\n", sigma, b.radius, end_to_end_ms(bilateral_spec(b), pixels, output));
+      std::printf("| %g | %d | %.1f |\n", sigma, b.radius,
+                  end_to_end_ms(bilateral_spec(b), pixels, output, kWidth, kHeight));
       std::fflush(stdout);
     }
   } catch (const std::exception& error) {

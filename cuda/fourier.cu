@@ -1,27 +1,30 @@
 // The Fourier bilateral filter on the GPU: the CPU kernel's order (columns
 // first, so halo rows cost only their terms and the column recursion;
-// then rows, combined into D and E) with memory access coalesced in both
-// directions by two transposes:
-//   1. columns: a thread per (column, term), up to 8 terms a pass, runs the
-//      truncated recursion down the band's rows (anticausal, then causal)
-//      on the term values it computes from the samples, and writes the
-//      column-blurred cos and sin lanes of the output rows (row-major);
-//   2. the lanes are transposed (32 x 32 tiles in shared memory), so that
-//   3. rows: a thread per (output row, term) walks the row along x with
+// then rows, combined into D and E), in two kernels a pass of up to 8
+// terms:
+//   1. columns: a warp per (32 columns, term) runs the truncated recursion
+//      down a chunk of rows (anticausal to memory, then causal) on the term
+//      values it computes from the samples, and writes the column-blurred
+//      cos and sin lanes transposed (x-major: staged per warp in shared
+//      memory), so that
+//   2. rows: a thread per (output row, term) walks the row along x with
 //      consecutive rows in consecutive threads, anticausal then causal;
-//      a warp holds 4 rows x 8 terms, whose contributions to D and E are
-//      summed by shuffles and added to D and E (transposed) by one thread;
-//   4. the output formula in the transposed layout, transposed back.
-// Per channel; alpha's blur once per band as a pass of one term whose cos
-// lane is 1. The per-pixel math (phases, sin in turns, recursion steps,
-// output) is core's fourier_math.h, as on the CPU. The recursion's exact
-// window lets both passes run in chunks of rows and segments of columns
-// started r + 1 samples early (fourier_columns_kernel), which gives the GPU
-// threads enough. Device memory per band in flight: 37 floats per output
-// pixel (32 lanes, 5 planes), held by the kernel per stream (not in the
-// backend's budget, which has no hook for a kernel's own memory).
-// H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6): kernel 25.6-33.5 ms at sigma-s
-// 4-64, 41 ms at sigma-s 2 (direct taps); bench/RESULTS.md.
+//      D and E are linear in the blurred lanes, so each half is combined as
+//      it runs (a warp holds 4 rows x 8 terms, summed by shuffles) and no
+//      lanes go back to memory;
+//   3. the output formula in the transposed layout, transposed back.
+// The recursions are chains of dependent steps: each walk issues the loads
+// of 8 steps before their steps (walk()). Per channel; alpha's blur once
+// per band as a pass of one term whose cos lane is 1. The per-pixel math
+// (phases, sin in turns, recursion steps, output) is core's
+// fourier_math.h, as on the CPU. The recursion's exact window lets both
+// kernels run in chunks of rows and segments of columns started r + 1
+// samples early, which gives the GPU threads enough. Device memory per
+// band in flight: 37 floats per output pixel (32 lanes, 5 planes), held by
+// the kernel per stream (not in the backend's budget, which has no hook
+// for a kernel's own memory).
+// H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6): kernel 21.0-28.7 ms at
+// sigma-s 4-64, 22.4 at 2 (direct taps); bench/RESULTS.md.
 #include <algorithm>
 #include <map>
 #include <vector>
@@ -40,6 +43,8 @@ constexpr int kPassTerms = 8;                            // terms a pass: a warp
 constexpr int kColumnsPerBlock = 32;                     // column kernel: 32 columns x 8 terms
 constexpr int kRowThreads = 128;                         // row kernel: 16 rows x 8 terms
 constexpr int kRowsPerBlock = kRowThreads / kPassTerms;  // 16
+constexpr int kStageRows = 8;                            // column kernel: rows a warp stages before writing
+constexpr int kBatch = 8;                                // recursion steps whose loads are issued together
 constexpr unsigned kAllLanes = 0xffffffffu;
 
 // One pass's terms: k = first .. first + count - 1 (frequency k / T, the
@@ -63,76 +68,202 @@ struct ChannelView {
   int rows, width, reach, out_rows;
 };
 
-__device__ void term_pair(const ChannelView& in, float frequency, int i, int x, float& c, float& s) {
+// A sample and its alpha (1 without), band row i, column x.
+struct Sample {
+  float u, a;
+};
+
+__device__ Sample load_sample(const ChannelView& in, int i, int x) {
   const size_t at = size_t(i) * size_t(in.width) + size_t(x);
-  const float u = in.samples[at], a = in.alpha ? in.alpha[at] : 1.0f;
-  c = fourier_term(u, frequency, 0.25f) * a;
-  s = fourier_term(u, frequency, 0.0f) * a;
+  return {in.samples[at], in.alpha ? in.alpha[at] : 1.0f};
 }
 
-// Column pass: V (lane planes of out_rows x width, lane 2k cos, 2k + 1 sin)
-// for the output rows of chunk blockIdx.y. The truncated recursion holds
-// exactly the window's samples once r + 1 samples have passed, so a chunk
-// starts r + 1 rows before its first (the samples before the start taken
-// as copies of the start's, which the leaving samples then remove): the
-// band's columns run in parallel chunks, as the whole band would (up to
-// float rounding).
+__device__ void term_pair(Sample sample, float frequency, float& c, float& s) {
+  c = fourier_term(sample.u, frequency, 0.25f) * sample.a;
+  s = fourier_term(sample.u, frequency, 0.0f) * sample.a;
+}
+
+__device__ void term_pair(const ChannelView& in, float frequency, int i, int x, float& c, float& s) {
+  term_pair(load_sample(in, i, x), frequency, c, s);
+}
+
+// Indices from `from` to `to` inclusive, stepping by `dir` (+1 or -1). The
+// recursions are chains of dependent steps, so the loads of kBatch steps
+// are issued first and their steps follow with no branch between them, so
+// that the compiler interleaves the batch's independent term evaluations;
+// `after(first index, count)` ends each batch (the last may be short).
+template <class Load, class Step, class After>
+__device__ void walk(int from, int to, int dir, Load load, Step step, After after) {
+  int count = (to - from) * dir + 1, i = from;
+  for (; count >= kBatch; count -= kBatch, i += dir * kBatch) {
+    decltype(load(0)) loaded[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) loaded[b] = load(i + dir * b);
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) step(b, i + dir * b, loaded[b]);
+    after(i, kBatch);
+  }
+  if (count <= 0) return;
+#pragma unroll
+  for (int b = 0; b < kBatch; ++b)  // b stays a constant: batch arrays stay in registers
+    if (b < count) step(b, i + dir * b, load(i + dir * b));
+  after(i, count);
+}
+
+// A warp's staging tile: its term's cos and sin lanes for kStageRows
+// output rows of its 32 columns, written out transposed (x-major), so the
+// row pass reads consecutive rows in consecutive threads without a
+// transpose of its own.
+struct StageTile {
+  float lane[2][kStageRows][kColumnsPerBlock + 1];
+};
+
+// The staged rows j0 .. j0 + count - 1 of the warp's columns x0 .. x0 + 31
+// into VT (lane planes of width x out_rows, lane 2k cos, 2k + 1 sin): a
+// store covers 32 / kStageRows columns' kStageRows rows (32 B each).
+__device__ void write_staged(const StageTile& tile, int k, int x0, int j0, int count, int width, int out_rows,
+                             float* VT) {
+  constexpr int kColumnsAStore = 32 / kStageRows;
+  const int t = int(threadIdx.x), row = t % kStageRows, first = t / kStageRows;
+  const size_t plane = size_t(width) * size_t(out_rows);
+  for (int p = 0; p < 2; ++p)
+    for (int column = first; column < kColumnsPerBlock; column += kColumnsAStore) {
+      const int x = x0 + column;
+      if (x < width && row < count)
+        VT[size_t(2 * k + p) * plane + size_t(x) * size_t(out_rows) + size_t(j0 + row)] = tile.lane[p][row][column];
+    }
+}
+
+// Column pass: VT (lane planes, x-major) for the output rows of chunk
+// blockIdx.y. A warp is one term on 32 columns. The truncated recursion
+// holds exactly the window's samples once r + 1 samples have passed, so a
+// chunk starts r + 1 rows before its first (the samples before the start
+// taken as copies of the start's, which the leaving samples then remove):
+// the band's columns run in parallel chunks, as the whole band would (up to
+// float rounding). The anticausal half goes to V (row-major) and back;
+// the sums are staged per warp and written transposed.
 __global__ void fourier_columns_kernel(FourierParams p, Taps taps, PassTerms terms, ChannelView in, int chunk,
-                                       float* V) {
-  const int x = int(blockIdx.x) * kColumnsPerBlock + int(threadIdx.x), k = int(threadIdx.y);
-  if (x >= in.width || k >= terms.count) return;
+                                       float* V, float* VT) {
+  __shared__ StageTile stage[kPassTerms];
+  const int k = int(threadIdx.y);
+  if (k >= terms.count) return;  // whole warps: no shuffles or block barriers below
+  const int x0 = int(blockIdx.x) * kColumnsPerBlock, x = x0 + int(threadIdx.x);
+  const bool inside = x < in.width;
+  const int column = inside ? x : in.width - 1;  // threads past the edge compute a copy, store nothing
+  StageTile& tile = stage[k];
   const float frequency = terms.frequency[k];
   const size_t plane = size_t(in.out_rows) * size_t(in.width);
-  float* Vc = V + size_t(2 * k) * plane + x;
+  float* Vc = V + size_t(2 * k) * plane + column;
   float* Vs = Vc + plane;
   const int rows = in.rows, reach = in.reach, r = p.radius;
   const int first = int(blockIdx.y) * chunk, end = min(in.out_rows, first + chunk);  // output rows
+  int staged = 0, j0 = first;
+  // Stages output row j's sums; writes the tile when full or at the chunk's end.
+  auto stage_row = [&](int j, float c, float s) {
+    tile.lane[0][staged][threadIdx.x] = c;
+    tile.lane[1][staged][threadIdx.x] = s;
+    if (++staged == kStageRows || j == end - 1) {
+      __syncwarp();
+      write_staged(tile, k, x0, j0, staged, in.width, in.out_rows, VT);
+      __syncwarp();
+      j0 += staged;
+      staged = 0;
+    }
+  };
   if (!p.recursive) {
+    // The window's term values in registers, rows j + reach - 8 .. j + reach
+    // + 8 (clamped into the band; taps past r are 0), each computed once.
+    constexpr int W = 2 * kDirectRadius + 1;
+    float wc[W], ws[W];
+    auto band_row = [&](int i) { return min(max(i, 0), rows - 1); };
+#pragma unroll
+    for (int n = 1; n < W; ++n) term_pair(in, frequency, band_row(first + reach - kDirectRadius - 1 + n), column, wc[n], ws[n]);
     for (int j = first; j < end; ++j) {
-      float c, s;
-      term_pair(in, frequency, j + reach, x, c, s);
-      float sum_c = c * taps.tap[0], sum_s = s * taps.tap[0];
-      for (int n = 1; n <= r; ++n) {
-        float c0, s0, c1, s1;
-        term_pair(in, frequency, j + reach - n, x, c0, s0);
-        term_pair(in, frequency, j + reach + n, x, c1, s1);
-        sum_c += (c0 + c1) * taps.tap[n];
-        sum_s += (s0 + s1) * taps.tap[n];
+#pragma unroll
+      for (int n = 0; n + 1 < W; ++n) {
+        wc[n] = wc[n + 1];
+        ws[n] = ws[n + 1];
       }
-      Vc[size_t(j) * size_t(in.width)] = sum_c;
-      Vs[size_t(j) * size_t(in.width)] = sum_s;
+      term_pair(in, frequency, band_row(j + reach + kDirectRadius), column, wc[W - 1], ws[W - 1]);
+      float sum_c = wc[kDirectRadius] * taps.tap[0], sum_s = ws[kDirectRadius] * taps.tap[0];
+#pragma unroll
+      for (int n = 1; n <= kDirectRadius; ++n) {
+        sum_c += (wc[kDirectRadius - n] + wc[kDirectRadius + n]) * taps.tap[n];
+        sum_s += (ws[kDirectRadius - n] + ws[kDirectRadius + n]) * taps.tap[n];
+      }
+      stage_row(j, sum_c, sum_s);
     }
     return;
   }
   const int low = first + reach, high = end - 1 + reach;  // band rows of the chunk
   FourierRecursion<float> rc, rs;
-  float c, s, lc, ls;
-  int start = min(high + r + 1, rows - 1);
-  term_pair(in, frequency, start, x, c, s);
-  rc.start(p, c);
-  rs.start(p, s);
-  for (int i = start; i >= low; --i) {
-    term_pair(in, frequency, i, x, c, s);
-    term_pair(in, frequency, min(i + r + 1, start), x, lc, ls);
-    const float yc = rc.step(p, c, lc), ys = rs.step(p, s, ls);
-    if (i <= high) {
-      Vc[size_t(i - reach) * size_t(in.width)] = yc - c * p.centre;
-      Vs[size_t(i - reach) * size_t(in.width)] = ys - s * p.centre;
-    }
-  }
-  start = max(low - r - 1, 0);
-  term_pair(in, frequency, start, x, c, s);
-  rc.start(p, c);
-  rs.start(p, s);
-  for (int i = start; i <= high; ++i) {
-    term_pair(in, frequency, i, x, c, s);
-    term_pair(in, frequency, max(i - r - 1, start), x, lc, ls);
-    const float yc = rc.step(p, c, lc), ys = rs.step(p, s, ls);
-    if (i >= low) {
-      Vc[size_t(i - reach) * size_t(in.width)] += yc;
-      Vs[size_t(i - reach) * size_t(in.width)] += ys;
-    }
-  }
+  struct Pair {
+    Sample sample, leaving;
+  };
+  struct Staged {
+    Pair pair;
+    float anti_c, anti_s;
+  };
+  auto advance = [&](const Pair& q, float& c, float& s, float& yc, float& ys) {
+    float lc, ls;
+    term_pair(q.sample, frequency, c, s);
+    term_pair(q.leaving, frequency, lc, ls);
+    yc = rc.step(p, c, lc);
+    ys = rs.step(p, s, ls);
+  };
+  auto warm_up = [&](int, int, const Pair& q) {
+    float c, s, yc, ys;
+    advance(q, c, s, yc, ys);
+  };
+  auto nothing = [](int, int) {};
+  float c0, s0;
+  // Anticausal, from r + 1 rows below the chunk up: to V.
+  const int below = min(high + r + 1, rows - 1);
+  term_pair(in, frequency, below, column, c0, s0);
+  rc.start(p, c0);
+  rs.start(p, s0);
+  auto load_down = [&](int row) {
+    return Pair{load_sample(in, row, column), load_sample(in, min(row + r + 1, below), column)};
+  };
+  walk(below, high + 1, -1, load_down, warm_up, nothing);
+  walk(high, low, -1, load_down,
+       [&](int, int row, const Pair& q) {
+         float c, s, yc, ys;
+         advance(q, c, s, yc, ys);
+         if (inside) {
+           Vc[size_t(row - reach) * size_t(in.width)] = yc - c * p.centre;
+           Vs[size_t(row - reach) * size_t(in.width)] = ys - s * p.centre;
+         }
+       },
+       nothing);
+  // Causal, from r + 1 rows above the chunk down: with V's sums, staged
+  // (kBatch rows a batch) and written transposed.
+  static_assert(kStageRows == kBatch, "a batch fills the staging tile");
+  const int above = max(low - r - 1, 0);
+  term_pair(in, frequency, above, column, c0, s0);
+  rc.start(p, c0);
+  rs.start(p, s0);
+  auto load_up = [&](int row) {
+    return Pair{load_sample(in, row, column), load_sample(in, max(row - r - 1, above), column)};
+  };
+  walk(above, low - 1, 1, load_up, warm_up, nothing);
+  auto load_staged = [&](int row) {
+    // The anticausal sums this thread wrote (none past the edge).
+    const size_t at = size_t(row - reach) * size_t(in.width);
+    return Staged{load_up(row), inside ? Vc[at] : 0.0f, inside ? Vs[at] : 0.0f};
+  };
+  walk(low, high, 1, load_staged,
+       [&](int b, int, const Staged& q) {
+         float c, s, yc, ys;
+         advance(q.pair, c, s, yc, ys);
+         tile.lane[0][b][threadIdx.x] = q.anti_c + yc;
+         tile.lane[1][b][threadIdx.x] = q.anti_s + ys;
+       },
+       [&](int row, int count) {
+         __syncwarp();
+         write_staged(tile, k, x0, row - reach, count, in.width, in.out_rows, VT);
+         __syncwarp();
+       });
 }
 
 // out[c][r] = in[r][c], `rows` x `cols`, one plane per blockIdx.z.
@@ -156,9 +287,11 @@ __global__ void transpose_kernel(const float* in, size_t in_stride, size_t in_pl
 // Row pass in the transposed layout (x-major: lane plane [x][j]): blurs
 // each term's lanes along x and adds the pass's D and E (or A) at (j, x),
 // for the columns of segment blockIdx.y (started r + 1 columns early, as
-// the column pass's chunks).
-__global__ void fourier_rows_kernel(FourierParams p, Taps taps, PassTerms terms, int width, int out_rows, int segment,
-                                    const float* VT, float* YT, const float* uT, float* DT, float* ET) {
+// the column pass's chunks). D and E are linear in the blurred lanes, so
+// the anticausal half is combined as it runs and only the causal half's
+// share is left: no lanes go back to memory.
+__global__ void __launch_bounds__(kRowThreads, 8) fourier_rows_kernel(FourierParams p, Taps taps, PassTerms terms, int width, int out_rows, int segment,
+                                    const float* VT, const float* uT, float* DT, float* ET) {
   const int k = int(threadIdx.x) % kPassTerms;
   const int j = int(blockIdx.x) * kRowsPerBlock + int(threadIdx.x) / kPassTerms;
   const bool valid = k < terms.count && j < out_rows;
@@ -166,58 +299,100 @@ __global__ void fourier_rows_kernel(FourierParams p, Taps taps, PassTerms terms,
   const size_t plane = size_t(width) * size_t(out_rows), stride = size_t(out_rows);
   const float* Vc = VT + size_t(2 * term) * plane + row;
   const float* Vs = Vc + plane;
-  float* Yc = YT + size_t(2 * term) * plane + row;
-  float* Ys = Yc + plane;
   const float frequency = terms.frequency[term], a = terms.cosine[term], b = terms.sine[term];
   const int r = p.radius;
   const int first = int(blockIdx.y) * segment, last = min(width, first + segment) - 1;
   // Every thread of a warp runs the same loops (same segment): the shuffles see all 32.
-  auto combine = [&](int x, float yc, float ys) {
-    const float u = uT[size_t(x) * stride + size_t(row)];
+  // The pixel's D and E shares of this pass's terms, summed over the warp's 8 terms.
+  auto combine = [&](float u, float yc, float ys, float& d_sum, float& e_sum) {
     const float tc = fourier_term(u, frequency, 0.25f), ts = fourier_term(u, frequency, 0.0f);
-    float d = valid ? a * (tc * yc + ts * ys) : 0.0f, e = valid ? b * (tc * ys - ts * yc) : 0.0f;
+    float dk = valid ? a * (tc * yc + ts * ys) : 0.0f, ek = valid ? b * (tc * ys - ts * yc) : 0.0f;
     for (int m = 1; m < kPassTerms; m <<= 1) {
-      d += __shfl_xor_sync(kAllLanes, d, m);
-      e += __shfl_xor_sync(kAllLanes, e, m);
+      dk += __shfl_xor_sync(kAllLanes, dk, m);
+      ek += __shfl_xor_sync(kAllLanes, ek, m);
     }
-    if (k == 0 && j < out_rows) {
-      DT[size_t(x) * stride + size_t(j)] += d;
-      if (ET) ET[size_t(x) * stride + size_t(j)] += e;
-    }
+    d_sum = dk;
+    e_sum = ek;
   };
   if (!p.recursive) {
     for (int x = first; x <= last; ++x) {
       float sum_c = Vc[size_t(x) * stride] * taps.tap[0], sum_s = Vs[size_t(x) * stride] * taps.tap[0];
-      for (int n = 1; n <= r; ++n) {
+      // Always kDirectRadius taps (those past r are 0): unrolled, the loads go out together.
+#pragma unroll
+      for (int n = 1; n <= kDirectRadius; ++n) {
         const size_t before = size_t(max(x - n, 0)) * stride, after = size_t(min(x + n, width - 1)) * stride;
         sum_c += (Vc[before] + Vc[after]) * taps.tap[n];
         sum_s += (Vs[before] + Vs[after]) * taps.tap[n];
       }
-      combine(x, sum_c, sum_s);
+      float d, e;
+      combine(uT[size_t(x) * stride + size_t(row)], sum_c, sum_s, d, e);
+      if (k == 0 && j < out_rows) {
+        DT[size_t(x) * stride + size_t(j)] += d;
+        if (ET) ET[size_t(x) * stride + size_t(j)] += e;
+      }
     }
     return;
   }
   FourierRecursion<float> rc, rs;
-  int start = min(last + r + 1, width - 1);
-  rc.start(p, Vc[size_t(start) * stride]);
-  rs.start(p, Vs[size_t(start) * stride]);
-  for (int x = start; x >= first; --x) {
-    const size_t at = size_t(x) * stride, leaving = size_t(min(x + r + 1, start)) * stride;
-    const float vc = Vc[at], vs = Vs[at];
-    const float yc = rc.step(p, vc, Vc[leaving]) - vc * p.centre, ys = rs.step(p, vs, Vs[leaving]) - vs * p.centre;
-    if (valid && x <= last) {  // threads past the pass's terms or the rows only keep the warp whole
-      Yc[at] = yc;
-      Ys[at] = ys;
+  struct Lanes {
+    float vc, vs, lc, ls, u;
+  };
+  float d[kBatch], e[kBatch];  // a batch's D and E shares, added after it
+  auto add_batch = [&](int x, int count, int dir) {
+    if (k != 0 || j >= out_rows) return;
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (b >= count) break;
+      const size_t at = size_t(x + dir * b) * stride + size_t(j);
+      DT[at] += d[b];
+      if (ET) ET[at] += e[b];
     }
-  }
-  start = max(first - r - 1, 0);
-  rc.start(p, Vc[size_t(start) * stride]);
-  rs.start(p, Vs[size_t(start) * stride]);
-  for (int x = start; x <= last; ++x) {
-    const size_t at = size_t(x) * stride, leaving = size_t(max(x - r - 1, start)) * stride;
-    const float sc = rc.step(p, Vc[at], Vc[leaving]), ss = rs.step(p, Vs[at], Vs[leaving]);
-    if (x >= first) combine(x, Yc[at] + sc, Ys[at] + ss);
-  }
+  };
+  auto nothing = [](int, int) {};
+  // Anticausal, from r + 1 columns right of the segment.
+  const int right = min(last + r + 1, width - 1);
+  rc.start(p, Vc[size_t(right) * stride]);
+  rs.start(p, Vs[size_t(right) * stride]);
+  auto load_left = [&](int x) {
+    const size_t at = size_t(x) * stride, leaving = size_t(min(x + r + 1, right)) * stride;
+    return Lanes{Vc[at], Vs[at], Vc[leaving], Vs[leaving], uT[at + size_t(row)]};
+  };
+  auto anticausal = [&](const Lanes& q, float& yc, float& ys) {
+    yc = rc.step(p, q.vc, q.lc) - q.vc * p.centre;
+    ys = rs.step(p, q.vs, q.ls) - q.vs * p.centre;
+  };
+  walk(right, last + 1, -1, load_left,
+       [&](int, int, const Lanes& q) {
+         float yc, ys;
+         anticausal(q, yc, ys);
+       },
+       nothing);
+  walk(last, first, -1, load_left,
+       [&](int b, int, const Lanes& q) {
+         float yc, ys;
+         anticausal(q, yc, ys);
+         combine(q.u, yc, ys, d[b], e[b]);
+       },
+       [&](int x, int count) { add_batch(x, count, -1); });
+  // Causal, from r + 1 columns left of it.
+  const int left = max(first - r - 1, 0);
+  rc.start(p, Vc[size_t(left) * stride]);
+  rs.start(p, Vs[size_t(left) * stride]);
+  auto load_right = [&](int x) {
+    const size_t at = size_t(x) * stride, leaving = size_t(max(x - r - 1, left)) * stride;
+    return Lanes{Vc[at], Vs[at], Vc[leaving], Vs[leaving], uT[at + size_t(row)]};
+  };
+  walk(left, first - 1, 1, load_right,
+       [&](int, int, const Lanes& q) {
+         rc.step(p, q.vc, q.lc);
+         rs.step(p, q.vs, q.ls);
+       },
+       nothing);
+  walk(first, last, 1, load_right,
+       [&](int b, int, const Lanes& q) {
+         combine(q.u, rc.step(p, q.vc, q.lc), rs.step(p, q.vs, q.ls), d[b], e[b]);
+       },
+       [&](int x, int count) { add_batch(x, count, 1); });
 }
 
 // Working units in place over the whole band: Lab, the unit, clamped and centred.
@@ -338,33 +513,32 @@ class FourierDeviceKernel : public DeviceBandKernel {
   }
 
  private:
-  // Columns, transpose, rows: the pass's terms added to D and E (alpha's to
-  // A, with uT null: its lanes ignore the samples).
+  // Columns (written transposed), rows: the pass's terms added to D and E
+  // (alpha's to A, with uT null: its lanes ignore the samples).
   void run_pass(const ChannelView& view, const PassTerms& terms, Scratch& s, const float* uT, float* DT, float* ET,
                 cudaStream_t stream) {
     const FourierParams& p = plan_.params;
     const int width = view.width, out_rows = view.out_rows;
-    const size_t plane = size_t(width) * size_t(out_rows);
     float* V = s.lanes.as<float>();
     float* VT = s.lanes_t.as<float>();
     const int chunk = segment_length(), chunks = (out_rows + chunk - 1) / chunk;
     const int segments = (width + chunk - 1) / chunk;
     fourier_columns_kernel<<<dim3((width + kColumnsPerBlock - 1) / kColumnsPerBlock, chunks),
-                             dim3(kColumnsPerBlock, kPassTerms), 0, stream>>>(p, taps_, terms, view, chunk, V);
+                             dim3(kColumnsPerBlock, kPassTerms), 0, stream>>>(p, taps_, terms, view, chunk, V, VT);
     check(cudaGetLastError(), "launching the fourier column pass");
-    transpose(V, size_t(width), plane, VT, size_t(out_rows), plane, out_rows, width, 2 * terms.count, stream);
     // The alpha pass reads no samples: any plane of the right size will do.
     const float* samples = uT ? uT : VT;
     fourier_rows_kernel<<<dim3((out_rows + kRowsPerBlock - 1) / kRowsPerBlock, segments), kRowThreads, 0, stream>>>(
-        p, taps_, terms, width, out_rows, chunk, VT, V, samples, DT, ET);
+        p, taps_, terms, width, out_rows, chunk, VT, samples, DT, ET);
     check(cudaGetLastError(), "launching the fourier row pass");
   }
 
   // Rows a column chunk, columns a row segment: each thread walks this many
-  // samples plus the r + 1 of its start, so at least twice r + 1 keeps the
-  // warm-up below half. Measured on the H100, 24 MP RGB, N = 6: whole
-  // columns and rows per thread took 86-90 ms (the row kernel had a few
-  // thousand threads a band); segments of 256 take 26-34 ms at sigma-s 4-64.
+  // samples plus the r + 1 of its start, so twice r + 1 keeps the warm-up
+  // at half at most (three times made bands of 500 rows slower). Measured on
+  // the H100, 24 MP RGB, N = 6: whole columns and rows per thread took
+  // 86-90 ms (the row kernel had a few thousand threads a band); segments
+  // of 256 took 26-34 ms at sigma-s 4-64 in the earlier, transposing design.
   int segment_length() const { return std::max(256, 2 * (plan_.params.radius + 1)); }
 
   // The stream's scratch (one band in flight per stream), grown to `pixels`.
