@@ -84,7 +84,7 @@ TEST(AutoParams, RulesOfEachFilter) {
   EXPECT_FLOAT_EQ(float(adaptive.get("adapt-eps")), float(12.0 / 255));
   EXPECT_FLOAT_EQ(float(adaptive.get("adapt-min")), float(24.0 / 255));
   const FilterSpec nlm = edgewise::resolve_noise(FilterSpec(edgewise::nlm_filter()), noise);
-  EXPECT_FLOAT_EQ(float(nlm.get("h")), 6.0f);
+  EXPECT_FLOAT_EQ(float(nlm.get("h")), 6.8f);
   EXPECT_FLOAT_EQ(float(nlm.get("sigma-n")), 8.0f);
   EXPECT_EQ(nlm.get("sigma-r"), nlm.filter().find_param("sigma-r")->hard_max);  // the range term off
   const FilterSpec fourier = edgewise::resolve_noise(FilterSpec(edgewise::fourier_filter()), noise);

@@ -69,7 +69,7 @@ int nlm_reach(const FilterSpec& spec) {
 }
 
 // The auto rules, fitted with bench/quality/auto_quality (docs/quality.md).
-constexpr double kHPerNoise = 0.75;
+constexpr double kHPerNoise = 0.85;
 
 double nlm_noise_value(const FilterSpec& spec, const ParamInfo& param, const NoiseEstimate& noise) {
   const double sigma = auto_noise_sigma(spec, noise);
