@@ -13,7 +13,6 @@
 #include "fourier_design.h"
 #include "range_kernels.h"
 #include "reference/fourier_reference.h"
-#include "settings.h"
 #include "test_support.h"
 
 #if EDGEWISE_HAVE_CLI_IO
@@ -27,37 +26,6 @@ using namespace edgewise_test;
 
 const RangeKernel kAllKernels[] = {RangeKernel::gaussian, RangeKernel::tukey, RangeKernel::lorentz, RangeKernel::huber};
 const ColorMode kFourierModes[] = {ColorMode::per_channel, ColorMode::lab};
-
-std::string describe_fourier(const FourierParameters& f, const ImageShape& shape) {
-  Settings settings;
-  settings.spec = fourier_spec(f);
-  return std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" + std::to_string(shape.channels) + " " +
-         format_arguments(settings);
-}
-
-// The plan's series and spatial weights as the reference takes them.
-edgewise_reference::FourierSettings reference_of(const FourierParameters& f, const ImageShape& shape) {
-  const auto plan = make_plan(fourier_spec(f), shape);
-  const FourierPlan& fp = static_cast<const FourierPlan&>(*plan);
-  edgewise_reference::FourierSettings s;
-  s.mode = f.mode == ColorMode::lab ? edgewise_reference::Mode::lab : edgewise_reference::Mode::per_channel;
-  const SpatialGaussian spatial = design_spatial_gaussian(double(f.sigma_s));
-  for (int n = 0; n <= spatial.radius; ++n) s.spatial.push_back(spatial.impulse(n));
-  for (int c = 0; c < fp.params.color_channels; ++c) {
-    edgewise_reference::FourierChannelSeries series;
-    series.low = fp.params.channel[c].low;
-    series.high = fp.params.channel[c].high;
-    series.period = fp.period[c];
-    for (int k = 0; k <= fp.params.terms; ++k) {
-      series.cosine.push_back(fp.cosine[fp.coefficient(c, k)]);
-      series.sine.push_back(fp.sine[fp.coefficient(c, k)]);
-    }
-    s.channels.push_back(series);
-  }
-  s.min_denominator = fp.params.min_denominator;
-  s.denominator_floor = fp.params.denominator_floor;
-  return s;
-}
 
 FloatImage run_whole(const FilterSpec& spec, const FloatImage& image, int threads = 0) {
   RunOptions options;
@@ -163,26 +131,17 @@ TEST(FourierSpec, ReachIsTheExactWindowAndTermsAreAutomatic) {
 // awkward sizes, the direct taps (sigma-s <= 2) and the recursion.
 TEST(FourierCpu, MatchesFormulaReference) {
   EW_SEEDED_RNG(rng);
-  const ImageShape sizes[] = {{1, 1, 3}, {1, 23, 4}, {29, 1, 1}, {13, 7, 2}, {31, 17, 3}, {19, 23, 4}, {37, 11, 3}};
-  const float sigmas[] = {0.8f, 2.0f, 2.6f, 4.5f};
   int index = 0;
   for (ColorMode mode : kFourierModes)
     for (RangeKernel kernel : kAllKernels)
       for (int channels = 1; channels <= 4; ++channels) {
-        ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
-        shape.channels = channels;
-        FourierParameters f;
-        f.mode = mode;
-        f.kernel = kernel;
-        f.sigma_s = sigmas[index % 4];
-        f.sigma_r = mode == ColorMode::lab ? (index % 2 ? 8.0f : 20.0f) : (index % 3 == 0 ? 10.0f : 40.0f);
-        f.terms = index % 5 == 4 ? 3 : 0;
-        ++index;
-        SCOPED_TRACE(describe_fourier(f, shape));
+        const ImageShape shape = fourier_sweep_shape(index, channels);
+        const FourierParameters f = fourier_sweep_case(mode, kernel, index++, {0.8f, 2.0f, 2.6f, 4.5f}, 3);
+        SCOPED_TRACE(describe(f, shape));
         const FloatImage image = random_image(rng, shape);
         const FloatImage got = run_whole(fourier_spec(f), image);
         const Difference d =
-            max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_of(f, shape)), got);
+            max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_settings(f, shape)), got);
         EXPECT_LE(d.max_abs, 2e-4) << d.describe();
       }
 }
@@ -198,7 +157,7 @@ TEST(FourierCpu, FlatRangeKernelIsTheSpatialGaussian) {
     f.sigma_r = 100000.0f;
     f.terms = 8;  // R within 1e-9 of flat: what is measured is the recursion
     const FloatImage image = random_image(rng, {211, 157, 3});
-    SCOPED_TRACE(describe_fourier(f, image.shape()));
+    SCOPED_TRACE(describe(f, image.shape()));
     const SpatialGaussian g = design_spatial_gaussian(double(sigma));
     // Separable, so sum rows then columns in double.
     ReferenceImage expected = to_reference(image), rows = expected;
@@ -239,7 +198,7 @@ TEST(FourierCpu, BandHeightAndThreads) {
       f.sigma_s = sigma;
       f.sigma_r = mode == ColorMode::lab ? 10.0f : 30.0f;
       const FloatImage image = random_image(rng, {150, 97, 4});
-      SCOPED_TRACE(describe_fourier(f, image.shape()));
+      SCOPED_TRACE(describe(f, image.shape()));
       const FilterSpec spec = fourier_spec(f);
       const FloatImage whole = run_whole(spec, image, 1);
       EXPECT_TRUE(bit_identical(whole, run_whole(spec, image, 2)));
@@ -265,14 +224,9 @@ TEST(FourierCpu, BuffersAgreeWithStreamedRows) {
     f.mode = mode;
     f.sigma_s = 12.0f;
     const FloatImage image = random_image(rng, {257, 301, 4});
-    SCOPED_TRACE(describe_fourier(f, image.shape()));
+    SCOPED_TRACE(describe(f, image.shape()));
     const FloatImage streamed = run_cpu(fourier_spec(f), image);
-    FloatImage buffered(image.shape());
-    RunOptions options;
-    options.backend = "cpu";
-    const ImageBuffer in{const_cast<float*>(image.pixels().data()), image.shape(), SampleType::f32, 0};
-    const ImageBuffer out{buffered.pixels().data(), image.shape(), SampleType::f32, 0};
-    run_filter(fourier_spec(f), in, out, options);
+    const FloatImage buffered = run_cpu_buffers(fourier_spec(f), image);
     EXPECT_TRUE(bit_identical(streamed, buffered)) << max_difference(streamed, buffered).describe();
   }
 }
@@ -362,7 +316,7 @@ void within_fifty_decibels(RangeKernel kernel) {
         f.kernel = kernel;
         f.sigma_s = sigma_s;
         f.sigma_r = sigma_r;
-        SCOPED_TRACE(std::string(photo.name) + ": " + describe_fourier(f, image.shape()));
+        SCOPED_TRACE(std::string(photo.name) + ": " + describe(f, image.shape()));
         edgewise_reference::BilateralSettings exact;
         exact.mode = edgewise_reference::Mode::per_channel;
         exact.kernel = edgewise_reference::Kernel(int(kernel));
@@ -392,7 +346,7 @@ TEST(FourierPhotos, LabWithinFiftyDecibelsOfTheChannelwiseExactFilter) {
         f.kernel = kernel;
         f.sigma_s = sigma_s;
         f.sigma_r = sigma_r;
-        SCOPED_TRACE(describe_fourier(f, image.shape()));
+        SCOPED_TRACE(describe(f, image.shape()));
         edgewise_reference::BilateralSettings exact;
         exact.kernel = edgewise_reference::Kernel(int(kernel));
         exact.sigma_s = double(sigma_s);

@@ -158,12 +158,7 @@ TEST(NlmCpu, BuffersAgreeWithStreamedRows) {
     const FloatImage image = random_image(rng, {257, 301, 4});
     SCOPED_TRACE(describe(n, image.shape()));
     const FloatImage streamed = run_cpu(nlm_spec(n), image);
-    FloatImage buffered(image.shape());
-    RunOptions options;
-    options.backend = "cpu";
-    const ImageBuffer in{const_cast<float*>(image.pixels().data()), image.shape(), SampleType::f32, 0};
-    const ImageBuffer out{buffered.pixels().data(), image.shape(), SampleType::f32, 0};
-    run_filter(nlm_spec(n), in, out, options);
+    const FloatImage buffered = run_cpu_buffers(nlm_spec(n), image);
     EXPECT_TRUE(bit_identical(streamed, buffered)) << max_difference(streamed, buffered).describe();
   }
 }

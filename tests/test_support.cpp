@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "fourier_design.h"
 #include "settings.h"
 
 namespace edgewise_test {
@@ -213,6 +214,54 @@ NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel ker
   return n;
 }
 
+edgewise_reference::FourierSettings reference_settings(const FourierParameters& f, const ImageShape& shape) {
+  const auto plan = edgewise::make_plan(edgewise::fourier_spec(f), shape);
+  const auto& fp = static_cast<const edgewise::FourierPlan&>(*plan);
+  edgewise_reference::FourierSettings s;
+  s.mode = f.mode == edgewise::ColorMode::lab ? edgewise_reference::Mode::lab : edgewise_reference::Mode::per_channel;
+  const edgewise::SpatialGaussian spatial = edgewise::design_spatial_gaussian(double(f.sigma_s));
+  for (int n = 0; n <= spatial.radius; ++n) s.spatial.push_back(spatial.impulse(n));
+  for (int c = 0; c < fp.params.color_channels; ++c) {
+    edgewise_reference::FourierChannelSeries series;
+    series.low = fp.params.channel[c].low;
+    series.high = fp.params.channel[c].high;
+    series.period = fp.period[c];
+    for (int k = 0; k <= fp.params.terms; ++k) {
+      series.cosine.push_back(fp.cosine[fp.coefficient(c, k)]);
+      series.sine.push_back(fp.sine[fp.coefficient(c, k)]);
+    }
+    s.channels.push_back(series);
+  }
+  s.min_denominator = fp.params.min_denominator;
+  s.denominator_floor = fp.params.denominator_floor;
+  return s;
+}
+
+std::string describe(const FourierParameters& f, const ImageShape& shape) {
+  edgewise::Settings settings;
+  settings.spec = edgewise::fourier_spec(f);
+  return std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" + std::to_string(shape.channels) + " " +
+         edgewise::format_arguments(settings);
+}
+
+FourierParameters fourier_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index,
+                                     const std::vector<float>& sigmas, int terms) {
+  FourierParameters f;
+  f.mode = mode;
+  f.kernel = kernel;
+  f.sigma_s = sigmas[size_t(index) % sigmas.size()];
+  f.sigma_r = mode == edgewise::ColorMode::lab ? (index % 2 ? 8.0f : 20.0f) : (index % 3 == 0 ? 10.0f : 40.0f);
+  f.terms = index % 5 == 4 ? terms : 0;
+  return f;
+}
+
+ImageShape fourier_sweep_shape(int index, int channels) {
+  const ImageShape sizes[] = {{1, 1, 3}, {1, 23, 4}, {29, 1, 1}, {13, 7, 2}, {37, 19, 3}, {45, 33, 4}, {70, 9, 3}};
+  ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
+  shape.channels = channels;
+  return shape;
+}
+
 std::string describe(const NlmParameters& n, const ImageShape& shape) {
   using edgewise::to_string;
   return std::string("nlm ") + to_string(n.mode) + " " + to_string(n.kernel) + " S=" + std::to_string(n.search_radius) +
@@ -220,6 +269,17 @@ std::string describe(const NlmParameters& n, const ImageShape& shape) {
          " sigma-n=" + std::to_string(n.sigma_n) + " sigma-s=" + std::to_string(n.sigma_s) +
          " sigma-r=" + std::to_string(n.sigma_r) + " on " + std::to_string(shape.width) + "x" +
          std::to_string(shape.height) + "x" + std::to_string(shape.channels);
+}
+
+FloatImage run_cpu_buffers(const FilterSpec& spec, const FloatImage& image) {
+  FloatImage output(image.shape());
+  edgewise::RunOptions options;
+  options.backend = "cpu";
+  const edgewise::ImageBuffer in{const_cast<float*>(image.pixels().data()), image.shape(), edgewise::SampleType::f32,
+                                 0};
+  const edgewise::ImageBuffer out{output.pixels().data(), image.shape(), edgewise::SampleType::f32, 0};
+  edgewise::run_filter(spec, in, out, options);
+  return output;
 }
 
 FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::RunOptions options) {

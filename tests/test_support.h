@@ -9,13 +9,16 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "bilateral.h"
 #include "engine.h"
 #include "filter_spec.h"
 #include "float_image.h"
+#include "fourier.h"
 #include "nlm.h"
 #include "reference/bilateral_reference.h"
+#include "reference/fourier_reference.h"
 #include "reference/nlm_reference.h"
 
 namespace edgewise_test {
@@ -24,6 +27,7 @@ using edgewise::AdaptiveParameters;
 using edgewise::BilateralParameters;
 using edgewise::FilterSpec;
 using edgewise::FloatImage;
+using edgewise::FourierParameters;
 using edgewise::ImageShape;
 using edgewise::NlmParameters;
 using edgewise_reference::ReferenceImage;
@@ -99,8 +103,24 @@ std::string describe(const NlmParameters& n, const ImageShape& shape);
 NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index, int search_radius,
                              int patch_radius);
 
+// The Fourier filter's plan (its series and spatial weights) as its double
+// reference takes them, and the values with the shape for a trace.
+edgewise_reference::FourierSettings reference_settings(const FourierParameters& f, const ImageShape& shape);
+std::string describe(const FourierParameters& f, const ImageShape& shape);
+// Case `index` of a sweep over modes and kernels: sigma-s cycled through
+// `sigmas`, sigma-r varied with the index (two values in lab, two in
+// per-channel), `terms` every fifth case and the automatic N otherwise.
+FourierParameters fourier_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index,
+                                     const std::vector<float>& sigmas, int terms);
+// The sweep's shape for case `index` (1x1, 1xN, Nx1 and awkward sizes in
+// turn), with `channels` channels.
+ImageShape fourier_sweep_shape(int index, int channels);
+
 // run_filter on the CPU backend with the given options (backend forced to cpu).
 FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::RunOptions options = {});
+// run_filter on the CPU backend from and into whole f32 buffers in memory
+// (the CLI's and the plug-in's path; run_cpu streams rows).
+FloatImage run_cpu_buffers(const FilterSpec& spec, const FloatImage& image);
 // run_filter on the CUDA backend, rows streamed, within `budget` bytes of
 // GPU memory (REQUIRE_GPU first).
 FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30);

@@ -8,9 +8,6 @@
 #include <string>
 
 #include "fourier.h"
-#include "fourier_design.h"
-#include "reference/fourier_reference.h"
-#include "settings.h"
 #include "test_support.h"
 
 namespace {
@@ -19,36 +16,6 @@ using namespace edgewise;
 using namespace edgewise_test;
 
 const ColorMode kFourierModes[] = {ColorMode::per_channel, ColorMode::lab};
-
-std::string describe_fourier(const FourierParameters& f, const ImageShape& shape) {
-  Settings settings;
-  settings.spec = fourier_spec(f);
-  return std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" + std::to_string(shape.channels) + " " +
-         format_arguments(settings);
-}
-
-edgewise_reference::FourierSettings reference_of(const FourierParameters& f, const ImageShape& shape) {
-  const auto plan = make_plan(fourier_spec(f), shape);
-  const FourierPlan& fp = static_cast<const FourierPlan&>(*plan);
-  edgewise_reference::FourierSettings s;
-  s.mode = f.mode == ColorMode::lab ? edgewise_reference::Mode::lab : edgewise_reference::Mode::per_channel;
-  const SpatialGaussian spatial = design_spatial_gaussian(double(f.sigma_s));
-  for (int n = 0; n <= spatial.radius; ++n) s.spatial.push_back(spatial.impulse(n));
-  for (int c = 0; c < fp.params.color_channels; ++c) {
-    edgewise_reference::FourierChannelSeries series;
-    series.low = fp.params.channel[c].low;
-    series.high = fp.params.channel[c].high;
-    series.period = fp.period[c];
-    for (int k = 0; k <= fp.params.terms; ++k) {
-      series.cosine.push_back(fp.cosine[fp.coefficient(c, k)]);
-      series.sine.push_back(fp.sine[fp.coefficient(c, k)]);
-    }
-    s.channels.push_back(series);
-  }
-  s.min_denominator = fp.params.min_denominator;
-  s.denominator_floor = fp.params.denominator_floor;
-  return s;
-}
 
 // Whole-image bands on the CPU (the reference's clamp-to-edge window).
 FloatImage run_cpu_whole(const FilterSpec& spec, const FloatImage& image) {
@@ -59,28 +26,20 @@ FloatImage run_cpu_whole(const FilterSpec& spec, const FloatImage& image) {
 
 void every_variant(bool short_run) {
   EW_SEEDED_RNG(rng);
-  const ImageShape sizes[] = {{1, 1, 3}, {1, 23, 4}, {29, 1, 1}, {13, 7, 2}, {37, 19, 3}, {45, 33, 4}, {70, 9, 3}};
-  const float sigmas[] = {0.8f, 2.0f, 2.6f, 4.5f, 11.0f};
   int index = 0;
   for (ColorMode mode : kFourierModes)
     for (RangeKernel kernel : kKernels)
       for (int channels = 1; channels <= 4; ++channels) {
-        ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
-        shape.channels = channels;
-        FourierParameters f;
-        f.mode = mode;
-        f.kernel = kernel;
-        f.sigma_s = sigmas[index % 5];
-        f.sigma_r = mode == ColorMode::lab ? (index % 2 ? 8.0f : 20.0f) : (index % 3 == 0 ? 10.0f : 40.0f);
-        f.terms = index % 5 == 4 ? 11 : 0;  // two passes of the GPU's eight terms
-        ++index;
-        SCOPED_TRACE(describe_fourier(f, shape));
+        const ImageShape shape = fourier_sweep_shape(index, channels);
+        // Eleven terms: two passes of the GPU's eight.
+        const FourierParameters f = fourier_sweep_case(mode, kernel, index++, {0.8f, 2.0f, 2.6f, 4.5f, 11.0f}, 11);
+        SCOPED_TRACE(describe(f, shape));
         const FloatImage image = random_image(rng, shape);
         // The GPU's bands are at least 64 rows: these images are one band, as the reference sees them.
         const FloatImage got = run_gpu(fourier_spec(f), image);
         if (short_run) continue;  // compute-sanitizer: every variant runs, the checks are the other tests'
         const Difference d =
-            max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_of(f, shape)), got);
+            max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_settings(f, shape)), got);
         EXPECT_LE(d.max_abs, 2e-4) << d.describe();
         const Difference cpu = max_difference(run_cpu_whole(fourier_spec(f), image), got);
         EXPECT_LE(cpu.max_abs, 2e-4) << cpu.describe();
@@ -104,7 +63,7 @@ TEST(CudaFourier, LargeSigmasAgreeWithCpu) {
       f.sigma_s = sigma;
       f.sigma_r = sigma_r;
       f.terms = sigma_r > 1000.0f ? 8 : 0;
-      SCOPED_TRACE(describe_fourier(f, image.shape()));
+      SCOPED_TRACE(describe(f, image.shape()));
       const Difference d = max_difference(run_cpu_whole(fourier_spec(f), image), run_gpu(fourier_spec(f), image));
       EXPECT_LE(d.max_abs, 2e-4) << d.describe();
     }
@@ -120,7 +79,7 @@ TEST(CudaFourier, AgreesWithCpuOnAPhotoSizedImage) {
       f.mode = mode;
       f.sigma_s = sigma;
       f.sigma_r = mode == ColorMode::lab ? 10.0f : 25.0f;
-      SCOPED_TRACE(describe_fourier(f, image.shape()));
+      SCOPED_TRACE(describe(f, image.shape()));
       const Difference d = max_difference(run_cpu(fourier_spec(f), image), run_gpu(fourier_spec(f), image));
       EXPECT_LE(d.max_abs, 2e-4) << d.describe();
     }
@@ -138,7 +97,7 @@ TEST(CudaFourier, BandSizeChangesOutputByRoundingOnly) {
       FourierParameters f;
       f.mode = mode;
       f.sigma_s = sigma;
-      SCOPED_TRACE(describe_fourier(f, image.shape()));
+      SCOPED_TRACE(describe(f, image.shape()));
       const FloatImage whole = run_gpu(fourier_spec(f), image);
       for (size_t budget : {size_t(6) << 20, size_t(24) << 20}) {
         const FloatImage banded = run_gpu(fourier_spec(f), image, budget);
