@@ -68,7 +68,8 @@ class FourierKernel : public BandKernel {
     const int colours = p.color_channels, width = output.width, out_rows = output.rows;
     prepare(input);
     for (FourierScratch& scratch : scratch_) {
-      scratch.block.resize(std::max(scratch.block.size(), size_t(input.rows) * kFourierBlockColumns * kFourierLanes));
+      const size_t chunk_rows = size_t(fourier_chunk_band_rows(p) + fourier_chunk_rows(p));
+      scratch.block.resize(std::max(scratch.block.size(), chunk_rows * kFourierBlockColumns * kFourierLanes));
       scratch.row.resize(std::max(scratch.row.size(), size_t(width) * kFourierLanes));
     }
     FourierBandView view;
@@ -179,11 +180,13 @@ class FourierKernel : public BandKernel {
 
 BandCost fourier_own_cost(const Plan& plan) {
   // Per output row: the column-blurred lanes (8 floats a pixel), D, E and
-  // the blurred alpha. Per band row: each thread's column block (counted
-  // for two threads).
+  // the blurred alpha. Fixed: each thread's column chunk (counted for two
+  // threads).
   const size_t width = size_t(plan.shape.width);
-  const size_t block = 2 * size_t(kFourierBlockColumns) * kFourierLanes;
-  return {2 * size_t(plan.reach) * block, width * (kFourierLanes + 3) + block};
+  const auto& params = static_cast<const FourierPlan&>(plan).params;
+  const size_t chunk = size_t(fourier_chunk_band_rows(params) + fourier_chunk_rows(params));
+  const size_t block = 2 * size_t(kFourierBlockColumns) * kFourierLanes * chunk;
+  return {block, width * (kFourierLanes + 3)};
 }
 
 std::unique_ptr<BandKernel> make_fourier_kernel(const Plan& plan, const KernelContext& context) {

@@ -4,6 +4,7 @@
 // of four terms, so every operation of a pass serves eight images.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -42,6 +43,12 @@ struct FourierBandView {
   float* denominator = nullptr;  // out_rows x width: D, accumulated
   float* numerator = nullptr;    // out_rows x width: E, accumulated (null: D only)
 };
+
+// Output rows a column-pass chunk covers: at least 2 (r + 1), so a
+// recursive chunk's early start (r + 1 rows each side) costs at most as
+// much again; and the band rows its term values span.
+inline int fourier_chunk_rows(const FourierParams& p) { return std::max(256, 2 * (p.radius + 1)); }
+inline int fourier_chunk_band_rows(const FourierParams& p) { return fourier_chunk_rows(p) + 2 * (p.radius + 1); }
 
 // One thread's working memory, sized by the band kernel (the passes, built
 // per instruction set, allocate nothing): block holds a band's rows of

@@ -27,16 +27,18 @@ inline Lanes load(const float* from) {
 
 inline void store(float* to, Lanes value) { std::memcpy(to, &value, sizeof value); }
 
-inline float lane_sum(Lanes v) { return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])); }
+// cos and sin swapped within each term's pair of lanes (GCC 12 and clang
+// both have __builtin_shufflevector).
+inline Lanes swap_pairs(Lanes v) { return __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6); }
 
-// cos and sin swapped within each term's pair of lanes.
-inline Lanes swap_pairs(Lanes v) {
-#if defined(__clang__)  // clang has no __builtin_shuffle (the CI's sanitizer stage builds with clang)
-  return __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6);
-#else
-  typedef int Mask __attribute__((vector_size(32)));
-  return __builtin_shuffle(v, Mask{1, 0, 3, 2, 5, 4, 7, 6});
-#endif
+// The lane sums of d and e together, each ((0 + 1) + (2 + 3)) + ((4 + 5) +
+// (6 + 7)): two vector additions and three shuffles for both.
+inline void lane_sums(Lanes d, Lanes e, float& d_sum, float& e_sum) {
+  const Lanes pairs = __builtin_shufflevector(d, e, 0, 2, 8, 10, 4, 6, 12, 14) +
+                      __builtin_shufflevector(d, e, 1, 3, 9, 11, 5, 7, 13, 15);  // d01 d23 e01 e23 d45 d67 e45 e67
+  const Lanes quads = pairs + swap_pairs(pairs);                              // d0-3 . e0-3 . d4-7 . e4-7 .
+  d_sum = quads[0] + quads[4];
+  e_sum = quads[2] + quads[6];
 }
 
 struct GroupLanes {
@@ -49,60 +51,65 @@ struct GroupLanes {
   Lanes terms(float centred) const { return fourier_term(Lanes{} + centred, frequency, phase); }
 };
 
+// The output rows are done in chunks, each with its own term values and
+// anticausal sums in the thread's scratch (L2-sized: a chunk's rows of
+// kFourierBlockColumns pixels), so the full-height lanes are written once.
+// A recursive chunk starts r + 1 rows early on either side: the truncated
+// recursion holds exactly the window's samples once r + 1 have passed.
 void column_pass(const FourierParams& p, const float* taps, const FourierGroup& group, const FourierBandView& view,
                  int x0, int x1, FourierScratch& scratch) {
   constexpr int B = kFourierBlockColumns;
   const GroupLanes lanes(group);
-  const int rows = view.rows, reach = view.reach, out_rows = view.out_rows, columns = x1 - x0;
-  float* const X = scratch.block.data();  // band row i, column b at (i * B + b) * 8
-  for (int i = 0; i < rows; ++i) {
-    const float* u = view.samples + size_t(i) * view.stride + x0;
-    const float* a = view.alpha ? view.alpha + size_t(i) * view.stride + x0 : nullptr;
-    for (int b = 0; b < columns; ++b) {
-      Lanes t = lanes.terms(u[b]);
-      if (a) t *= a[b];
-      store(X + (size_t(i) * B + size_t(b)) * kFourierLanes, t);
-    }
-  }
-  auto term = [&](int i, int b) { return load(X + (size_t(i) * B + size_t(b)) * kFourierLanes); };
+  const int rows = view.rows, reach = view.reach, columns = x1 - x0, r = p.radius;
+  const int chunk = fourier_chunk_rows(p);
+  float* const X = scratch.block.data();  // band row lo + i, column b at (i * B + b) * 8
+  float* const A = X + size_t(fourier_chunk_band_rows(p)) * B * kFourierLanes;  // chunk row j, the same way
+  auto at = [](float* plane, int i, int b) { return plane + (size_t(i) * B + size_t(b)) * kFourierLanes; };
   auto target = [&](int j, int b) {
     return view.terms + (size_t(j) * size_t(view.width) + size_t(x0 + b)) * kFourierLanes;
   };
-
-  if (!p.recursive) {
-    const int r = p.radius;
-    for (int j = 0; j < out_rows; ++j)
+  for (int j0 = 0; j0 < view.out_rows; j0 += chunk) {
+    const int j1 = std::min(view.out_rows, j0 + chunk);
+    const int low = j0 + reach, high = j1 - 1 + reach;  // the chunk's band rows
+    const int lo = std::max(low - r - (p.recursive ? 1 : 0), 0);
+    const int hi = std::min(high + r + (p.recursive ? 1 : 0), rows - 1);
+    for (int i = lo; i <= hi; ++i) {
+      const float* u = view.samples + size_t(i) * view.stride + x0;
+      const float* a = view.alpha ? view.alpha + size_t(i) * view.stride + x0 : nullptr;
       for (int b = 0; b < columns; ++b) {
-        const int i = j + reach;
-        Lanes sum = term(i, b) * taps[0];
-        for (int n = 1; n <= r; ++n) sum += (term(i - n, b) + term(i + n, b)) * taps[n];
-        store(target(j, b), sum);
+        Lanes t = lanes.terms(u[b]);
+        if (a) t *= a[b];
+        store(at(X, i - lo, b), t);
       }
-    return;
-  }
-  // The recursion's sections drop the sample leaving the window (r + 1
-  // back), clamped to the band's first or last row as its start assumes.
-  const int r = p.radius;
-  FourierRecursion<Lanes> recursion[B];
-  // Anticausal part from the band's last row up (clamp-to-edge start), less
-  // the centre tap the causal part holds too.
-  for (int b = 0; b < columns; ++b) recursion[b].start(p, term(rows - 1, b));
-  for (int i = rows - 1; i >= reach; --i) {
-    const int leaving = std::min(i + r + 1, rows - 1);
-    for (int b = 0; b < columns; ++b) {
-      const Lanes x = term(i, b);
-      const Lanes y = recursion[b].step(p, x, term(leaving, b));
-      if (i < reach + out_rows) store(target(i - reach, b), y - x * p.centre);
     }
-  }
-  for (int b = 0; b < columns; ++b) recursion[b].start(p, term(0, b));
-  for (int i = 0; i < reach + out_rows; ++i) {
-    const int leaving = std::max(i - r - 1, 0);
-    for (int b = 0; b < columns; ++b) {
-      const Lanes y = recursion[b].step(p, term(i, b), term(leaving, b));
-      if (i >= reach) {
-        float* to = target(i - reach, b);
-        store(to, load(to) + y);
+    auto term = [&](int i, int b) { return load(at(X, i - lo, b)); };
+    if (!p.recursive) {
+      for (int i = low; i <= high; ++i)
+        for (int b = 0; b < columns; ++b) {
+          Lanes sum = term(i, b) * taps[0];
+          for (int n = 1; n <= r; ++n) sum += (term(i - n, b) + term(i + n, b)) * taps[n];
+          store(target(i - reach, b), sum);
+        }
+      continue;
+    }
+    FourierRecursion<Lanes> recursion[B];
+    // Anticausal from hi up (clamp-to-edge start), less the centre tap the
+    // causal part holds too.
+    for (int b = 0; b < columns; ++b) recursion[b].start(p, term(hi, b));
+    for (int i = hi; i >= low; --i) {
+      const int leaving = std::min(i + r + 1, hi);
+      for (int b = 0; b < columns; ++b) {
+        const Lanes x = term(i, b);
+        const Lanes y = recursion[b].step(p, x, term(leaving, b));
+        if (i <= high) store(at(A, i - low, b), y - x * p.centre);
+      }
+    }
+    for (int b = 0; b < columns; ++b) recursion[b].start(p, term(lo, b));
+    for (int i = lo; i <= high; ++i) {
+      const int leaving = std::max(i - r - 1, lo);
+      for (int b = 0; b < columns; ++b) {
+        const Lanes y = recursion[b].step(p, term(i, b), term(leaving, b));
+        if (i >= low) store(target(i - reach, b), load(at(A, i - low, b)) + y);
       }
     }
   }
@@ -122,8 +129,10 @@ void row_pass(const FourierParams& p, const float* taps, const FourierGroup& gro
   // The blurred lanes at x, combined with the pixel's own term values.
   auto combine = [&](int x, Lanes y) {
     const Lanes t = lanes.terms(u[x]);
-    D[x] += lane_sum(lanes.denominator * t * y);
-    if (E) E[x] += lane_sum(lanes.numerator * swap_pairs(t) * y);
+    float d, e;
+    lane_sums(lanes.denominator * t * y, lanes.numerator * swap_pairs(t) * y, d, e);
+    D[x] += d;
+    if (E) E[x] += e;
   };
   if (p.recursive) {
     const int r = p.radius;
