@@ -80,6 +80,9 @@ std::vector<double> out_of_range_values(const ParamInfo& info) {
   // maximum for floats.
   if (info.hard_min > 0) values.push_back(info.hard_min / 2);
   if (!info.is_integer()) values.push_back(info.hard_max * 1.001);
+  // -1 is auto where the parameter takes it (tested apart): just beside it.
+  for (double& value : values)
+    if (value == edgewise::kNoiseAuto && info.takes_noise_auto()) value = edgewise::kNoiseAuto - 0.5;
   return values;
 }
 

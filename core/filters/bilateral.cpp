@@ -158,40 +158,19 @@ int sigma_channels(const FilterSpec& spec, const ImageShape& shape) {
 
 }  // namespace
 
-BilateralParameters bilateral_parameters(const FilterSpec& spec) {
-  BilateralParameters p;
-  const RequiredParams source{spec};
-#define EW_DEF_TARGET p
-#define EW_DEF_SOURCE source
-#define EW_DEF_READ
-#include "bilateral_params.def"
-#undef EW_DEF_TARGET
-#undef EW_DEF_SOURCE
-  return p;
-}
+#define EW_IO_LIST "bilateral_params.def"
+#define EW_IO_TYPE BilateralParameters
+#define EW_IO_READER bilateral_parameters
+#define EW_IO_WRITER bilateral_spec
+#define EW_IO_FILTER bilateral_filter()
+#include "param_io.h"
 
-AdaptiveParameters adaptive_parameters(const FilterSpec& spec) {
-  AdaptiveParameters p;
-  const RequiredParams source{spec};
-#define EW_DEF_TARGET p
-#define EW_DEF_SOURCE source
-#define EW_DEF_READ
-#include "adaptive_params.def"
-#undef EW_DEF_TARGET
-#undef EW_DEF_SOURCE
-  return p;
-}
+#define EW_IO_LIST "adaptive_params.def"
+#define EW_IO_TYPE AdaptiveParameters
+#define EW_IO_READER adaptive_parameters
+#include "param_io.h"
 
 #define EW_DEF_WRITE_ONE(flag, value) throw_if_error(set_param(spec, flag, double(value)))
-
-FilterSpec bilateral_spec(const BilateralParameters& parameters) {
-  FilterSpec spec(bilateral_filter());
-#define EW_DEF_SOURCE parameters
-#define EW_DEF_WRITE
-#include "bilateral_params.def"
-#undef EW_DEF_SOURCE
-  return spec;
-}
 
 FilterSpec adaptive_spec(const BilateralParameters& bilateral, const AdaptiveParameters& adaptive) {
   FilterSpec spec(adaptive_filter());

@@ -89,31 +89,12 @@ std::string check_nlm(const FilterSpec& spec) {
 
 }  // namespace
 
-NlmParameters nlm_parameters(const FilterSpec& spec) {
-  NlmParameters p;
-  const RequiredParams source{spec};
-#define EW_DEF_TARGET p
-#define EW_DEF_SOURCE source
-#define EW_DEF_READ
-#include "nlm_params.def"
-#undef EW_DEF_TARGET
-#undef EW_DEF_SOURCE
-  return p;
-}
-
-#define EW_DEF_WRITE_ONE(flag, value) throw_if_error(set_param(spec, flag, double(value)))
-
-FilterSpec nlm_spec(const NlmParameters& parameters) {
-  FilterSpec spec(nlm_filter());
-#define EW_DEF_SOURCE parameters
-#define EW_DEF_WRITE
-#include "nlm_params.def"
-#undef EW_DEF_SOURCE
-  throw_if_error(validate(spec));
-  return spec;
-}
-
-#undef EW_DEF_WRITE_ONE
+#define EW_IO_LIST "nlm_params.def"
+#define EW_IO_TYPE NlmParameters
+#define EW_IO_READER nlm_parameters
+#define EW_IO_WRITER nlm_spec
+#define EW_IO_FILTER nlm_filter()
+#include "param_io.h"
 
 const FilterInfo& nlm_filter() {
   static const FilterInfo info = [] {

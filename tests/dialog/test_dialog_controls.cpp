@@ -43,6 +43,17 @@ bool has(const std::vector<std::string>& texts, const std::string& text) {
   return std::find(texts.begin(), texts.end(), text) != texts.end();
 }
 
+// A shown window holding the rows of the made-up registry's every group.
+GtkWidget* rows_window(edgewise_dialog::ParamControls& controls) {
+  const auto layout = edgewise_dialog::describe_dialog(smudge_registry(), edgewise::installed_backends(), nullptr);
+  GtkWidget* window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+  GtkWidget* grid = gtk_grid_new();
+  gtk_container_add(GTK_CONTAINER(window), grid);
+  for (const auto& block : layout.blocks) controls.add_rows(GTK_GRID(grid), block.rows);
+  gtk_widget_show_all(window);
+  return window;
+}
+
 class DisplayTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -52,13 +63,8 @@ class DisplayTest : public ::testing::Test {
 };
 
 TEST_F(DisplayTest, ParamRowsFromTheRegistry) {
-  const auto layout = edgewise_dialog::describe_dialog(smudge_registry(), edgewise::installed_backends(), nullptr);
   edgewise_dialog::ParamControls controls([] {});
-  GtkWidget* window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-  GtkWidget* grid = gtk_grid_new();
-  gtk_container_add(GTK_CONTAINER(window), grid);
-  for (const auto& block : layout.blocks) controls.add_rows(GTK_GRID(grid), block.rows);
-  gtk_widget_show_all(window);
+  GtkWidget* window = rows_window(controls);
 
   std::vector<GtkWidget*> widgets;
   collect(window, widgets);
@@ -99,13 +105,8 @@ TEST_F(DisplayTest, ParamRowsFromTheRegistry) {
 // shows the image's noise; ticked, the spin button shows the value auto
 // takes for that noise and the settings hold auto; unticked, the number.
 TEST_F(DisplayTest, NoiseAutoRowShowsTheEstimateAndTheValueItGives) {
-  const auto layout = edgewise_dialog::describe_dialog(smudge_registry(), edgewise::installed_backends(), nullptr);
   edgewise_dialog::ParamControls controls([] {});
-  GtkWidget* window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-  GtkWidget* grid = gtk_grid_new();
-  gtk_container_add(GTK_CONTAINER(window), grid);
-  for (const auto& block : layout.blocks) controls.add_rows(GTK_GRID(grid), block.rows);
-  gtk_widget_show_all(window);
+  GtkWidget* window = rows_window(controls);
   const std::vector<GtkWidget*> sigma_r = controls.row("sigma-r");
   ASSERT_EQ(sigma_r.size(), 5u);  // label, slider, spin button, unit, Auto
   ASSERT_TRUE(GTK_IS_SPIN_BUTTON(sigma_r[2]));
