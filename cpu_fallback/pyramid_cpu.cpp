@@ -161,6 +161,13 @@ class PyramidKernel : public BandKernel {
     PaddedBand laplacian = describe_padded_band(rows.first - r, count + 2 * r, width, r, planes, padded_.data());
     Level* coarse = top ? nullptr : &levels_[size_t(k) + 1];
     const int coarse_height = top ? 0 : plan_.heights[size_t(k) + 1];
+    // The first pass's scaled samples are written beside the level, one
+    // sweep fewer over it (repad copies values, so scaling before it is exact).
+    const std::vector<PyramidPass>& passes = plan_.passes[size_t(k)];
+    const float first_scale = passes.empty() ? 0.0f : passes[0].bilateral.params.scale;
+    scaled_.resize(std::max(scaled_.size(), padded_band_floats(count + 2 * r, width, r, planes)));
+    PaddedBand scaled = laplacian;
+    scaled.data = scaled_.data();
     for_rows(rows, width, [&](int i, float* line) {
       const int band_row = i - rows.first + r;
       for (int c = 0; c < colours; ++c) {
@@ -168,18 +175,22 @@ class PyramidKernel : public BandKernel {
         const float* gaussian = level.row(c, i);
         if (top || gaussian_weights) {
           std::memcpy(target, gaussian, size_t(width) * sizeof(float));
-          continue;
+        } else {
+          expand_row(*coarse, coarse_height, c, i, line, target, width);
+          for (int x = 0; x < width; ++x) target[x] = gaussian[x] - target[x];
         }
-        expand_row(*coarse, coarse_height, c, i, line, target, width);
-        for (int x = 0; x < width; ++x) target[x] = gaussian[x] - target[x];
+        float* to = scaled.row(c, band_row) + r;
+        for (int x = 0; x < width; ++x) to[x] = target[x] * first_scale;
       }
-      if (planes > colours)
+      if (planes > colours) {
         std::memcpy(laplacian.row(colours, band_row) + r, level.row(colours, i), size_t(width) * sizeof(float));
+        std::memcpy(scaled.row(colours, band_row) + r, level.row(colours, i), size_t(width) * sizeof(float));
+      }
     });
     repad(laplacian, r, count, context_.parallel);
+    if (!passes.empty()) repad(scaled, r, count, context_.parallel);
 
     // Channels no pass filters (strength 0) keep the level as it is.
-    const std::vector<PyramidPass>& passes = plan_.passes[size_t(k)];
     int filtered = 0;
     for (const PyramidPass& pass : passes) filtered += pass.planes;
     if (filtered < colours)
@@ -187,7 +198,8 @@ class PyramidKernel : public BandKernel {
         for (int c = 0; c < colours; ++c)
           std::memcpy(level.row(c, i), laplacian.row(c, i - rows.first + r) + r, size_t(width) * sizeof(float));
       });
-    for (size_t s = 0; s < passes.size(); ++s) run_pass(passes[s], rows_[size_t(k)][s], laplacian, level, rows, result);
+    for (size_t s = 0; s < passes.size(); ++s)
+      run_pass(passes[s], rows_[size_t(k)][s], laplacian, s == 0, level, rows, result);
     if (top || !gaussian_weights) return;
     // B_k(G_k) - EXPAND(G_{k+1}): the level's Laplacian, filtered with weights from G_k.
     for_rows(result, width, [&](int i, float* line) {
@@ -200,16 +212,17 @@ class PyramidKernel : public BandKernel {
     });
   }
 
-  void run_pass(const PyramidPass& pass, RowFunction function, const PaddedBand& laplacian, Level& level,
-                PyramidRange rows, PyramidRange result) {
+  // One bilateral pass; `scaled_ready`: scaled_ holds this pass's scaled samples.
+  void run_pass(const PyramidPass& pass, RowFunction function, const PaddedBand& laplacian, bool scaled_ready,
+                Level& level, PyramidRange rows, PyramidRange result) {
     const BilateralPlan& bilateral = pass.bilateral;
     const float scale = bilateral.params.scale;
     const int colours = plan_.color_channels, planes = planes_, width = level.width;
-    scaled_.resize(std::max(scaled_.size(), padded_band_floats(laplacian.rows, width, laplacian.pad, planes)));
     PaddedBand scaled = laplacian;
     scaled.data = scaled_.data();
     const size_t padded_width = size_t(laplacian.width);
-    for_rows({0, laplacian.rows - 1}, width, [&](int i, float*) {
+    if (!scaled_ready)
+      for_rows({0, laplacian.rows - 1}, width, [&](int i, float*) {
       for (int c = 0; c < colours; ++c) {
         const float* from = laplacian.row(c, i);
         float* to = scaled.row(c, i);
