@@ -1,6 +1,7 @@
 // edgewise --estimate-noise: one line per file (path, sigma per colour
 // channel, median), --verbose's noise level functions, every layout and
-// format the CLI reads, and bad input (one message, non-zero status).
+// format the CLI reads, and bad input (one message, non-zero status); the
+// filters' auto values, which follow the same estimate.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "cli_test_support.h"
+#include "filter_registry.h"
 #include "jobs.h"
 #include "noise_estimate.h"
 #include "noise_report.h"
@@ -212,6 +214,55 @@ TEST(CliNoise, Help) {
   EXPECT_NE(help.find("edgewise --estimate-noise [--verbose] INPUT..."), std::string::npos) << help;
   EXPECT_NE(help.find("--estimate-noise Filter nothing and write nothing"), std::string::npos) << help;
   EXPECT_NE(help.find("--verbose With --estimate-noise"), std::string::npos) << help;
+}
+
+}  // namespace
+}  // namespace edgewise_cli_test
+
+namespace edgewise_cli_test {
+namespace {
+
+// Filtering with auto values (the default for sigma-r): the result is the
+// engine's on the same samples, and --verbose says which noise and values
+// it used, in the same words as the engine's report.
+TEST(CliAuto, DefaultsFollowTheFilesNoise) {
+  ScratchDir dir;
+  const DecodedImage input = noisy_photo(3, 8);
+  edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, input);
+  const CliResult result =
+      run_cli("--backend cpu --sigma-r auto --verbose " + dir.file("in.png") + " -o " + dir.file("out.png"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const edgewise::FilterSpec spec;  // the bilateral filter's defaults: sigma-r auto
+  ASSERT_TRUE(edgewise::needs_noise(spec));
+  EXPECT_LE(max_error_in_codes(edgewise_cli::read_image(dir.file("out.png")), engine_result(input, spec)), 0.51);
+  const edgewise::NoiseEstimate noise = edgewise::estimate_noise(edgewise_cli::view(const_cast<DecodedImage&>(input)));
+  const std::string chosen = edgewise::resolved_text(spec, edgewise::resolve_noise(spec, noise));
+  EXPECT_NE(result.err.find(": noise "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("code values; auto " + chosen), std::string::npos) << result.err;
+  // Without --verbose nothing is said.
+  const CliResult quiet = run_cli("--backend cpu " + dir.file("in.png") + " -o " + dir.file("quiet.png"));
+  ASSERT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("auto"), std::string::npos) << quiet.err;
+}
+
+TEST(CliAuto, AutoOnlyWhereAParameterTakesIt) {
+  ScratchDir dir;
+  edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, noisy_photo(1, 8));
+  const std::string io = " " + dir.file("in.png") + " -o " + dir.file("out.png");
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {"--sigma-r often" + io, "invalid sigma-r 'often': expected a number or auto"},
+      {"--sigma-s auto" + io, "invalid sigma-s 'auto': not a number"},
+      {"--sigma-r -2" + io, "invalid sigma-r -2: allowed range is 0.001 to 100000 code values"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const CliResult result = run_cli(c.args);
+    EXPECT_EQ(result.status, 2);
+    EXPECT_NE(result.err.find(c.message), std::string::npos) << result.err;
+    EXPECT_FALSE(exists(dir.file("out.png")));
+  }
 }
 
 }  // namespace
