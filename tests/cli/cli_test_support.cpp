@@ -185,6 +185,24 @@ DecodedImage photo(int channels, int bits) {
   return image;
 }
 
+void expect_cli_filters_like_the_engine(const std::string& args, const edgewise::FilterSpec& spec,
+                                        const std::vector<Layout>& layouts) {
+  for (const Layout& layout : layouts) {
+    SCOPED_TRACE(std::to_string(layout.channels) + " channels, " + std::to_string(layout.bits) + "-bit");
+    ScratchDir dir;
+    const DecodedImage input = photo(layout.channels, layout.bits);
+    edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, input);
+    const CliResult result = run_cli(args + " " + dir.file("in.png") + " -o " + dir.file("out.png"));
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(result.err, "");
+    EXPECT_LE(max_error_in_codes(edgewise_cli::read_image(dir.file("out.png")), engine_result(input, spec)), 0.51);
+  }
+}
+
+PhotoJob::PhotoJob() : io(" " + dir.file("in.png") + " -o " + dir.file("out.png")) {
+  edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, photo(3, 8));
+}
+
 std::vector<float> engine_result(const DecodedImage& image, const edgewise::FilterSpec& spec) {
   const edgewise::ImageShape shape{image.width, image.height, image.channels};
   edgewise::FloatImage source(shape), result(shape);

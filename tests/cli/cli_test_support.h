@@ -77,6 +77,23 @@ float float_sample(const DecodedImage& image, size_t index);
 // (a gain above 1 puts the bright parts above 1.0, as raw converters do).
 DecodedImage as_float(const DecodedImage& image, float gain);
 
+// A filter's CLI test: the CLI run with `args` on the test photo in each
+// layout (channels, bits), as PNG, gives the engine's result for `spec`
+// within half a code value and says nothing on stderr.
+struct Layout {
+  int channels, bits;
+};
+void expect_cli_filters_like_the_engine(const std::string& args, const edgewise::FilterSpec& spec,
+                                        const std::vector<Layout>& layouts);
+
+// A scratch directory holding the 3-channel 8-bit photo as in.png; `io` is
+// " DIR/in.png -o DIR/out.png", to end a command line with.
+struct PhotoJob {
+  PhotoJob();
+  ScratchDir dir;
+  std::string io;
+};
+
 // The CLI arguments and the spec they stand for.
 extern const char* const kFilterArgs;
 edgewise::FilterSpec filter_args_spec();

@@ -22,18 +22,7 @@ edgewise::FilterSpec fourier_args_spec() {
 }
 
 TEST(CliFourier, FiltersLikeTheEngine) {
-  for (const auto& [channels, bits] : {std::pair{4, 16}, std::pair{3, 8}, std::pair{1, 8}, std::pair{2, 8}}) {
-    SCOPED_TRACE(std::to_string(channels) + " channels, " + std::to_string(bits) + "-bit");
-    ScratchDir dir;
-    const DecodedImage input = photo(channels, bits);
-    edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, input);
-    const CliResult result = run_cli(std::string(kFourier) + " " + dir.file("in.png") + " -o " + dir.file("out.png"));
-    ASSERT_EQ(result.status, 0) << result.err;
-    EXPECT_EQ(result.err, "");
-    EXPECT_LE(
-        max_error_in_codes(edgewise_cli::read_image(dir.file("out.png")), engine_result(input, fourier_args_spec())),
-        0.51);
-  }
+  expect_cli_filters_like_the_engine(kFourier, fourier_args_spec(), {{4, 16}, {3, 8}, {1, 8}, {2, 8}});
 }
 
 TEST(CliFourier, HelpAndValidation) {
@@ -41,22 +30,20 @@ TEST(CliFourier, HelpAndValidation) {
   EXPECT_NE(help.out.find("--terms N"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("fourier"), std::string::npos);
   EXPECT_NE(help.out.find("joint Delta E"), std::string::npos);  // lab differs from the exact filter's
-  ScratchDir dir;
-  edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, photo(3, 8));
-  const std::string io = " " + dir.file("in.png") + " -o " + dir.file("out.png");
-  CliResult result = run_cli("--filter fourier --mode rgb" + io);
+  const PhotoJob job;
+  CliResult result = run_cli("--filter fourier --mode rgb" + job.io);
   EXPECT_EQ(result.status, 2);
   EXPECT_NE(result.err.find("invalid mode rgb for the fourier filter"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("per-channel or lab"), std::string::npos) << result.err;
-  result = run_cli("--filter fourier --terms 65" + io);
+  result = run_cli("--filter fourier --terms 65" + job.io);
   EXPECT_EQ(result.status, 2);
   EXPECT_NE(result.err.find("invalid terms 65"), std::string::npos) << result.err;
-  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"in.png"}));
+  EXPECT_EQ(job.dir.entries(), (std::vector<std::string>{"in.png"}));
   // The bilateral's radius is not this filter's: a notice, then the job.
-  result = run_cli("--backend cpu --filter fourier --sigma-s 2 --radius 3" + io);
+  result = run_cli("--backend cpu --filter fourier --sigma-s 2 --radius 3" + job.io);
   EXPECT_EQ(result.status, 0) << result.err;
   EXPECT_NE(result.err.find("--radius is an option of"), std::string::npos) << result.err;
-  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"in.png", "out.png"}));
+  EXPECT_EQ(job.dir.entries(), (std::vector<std::string>{"in.png", "out.png"}));
 }
 
 }  // namespace

@@ -23,17 +23,7 @@ edgewise::FilterSpec nlm_args_spec() {
 }
 
 TEST(CliNlm, FiltersLikeTheEngine) {
-  for (const auto& [channels, bits] : {std::pair{4, 16}, std::pair{3, 8}, std::pair{1, 8}}) {
-    SCOPED_TRACE(std::to_string(channels) + " channels, " + std::to_string(bits) + "-bit");
-    ScratchDir dir;
-    const DecodedImage input = photo(channels, bits);
-    edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, input);
-    const CliResult result = run_cli(std::string(kNlm) + " " + dir.file("in.png") + " -o " + dir.file("out.png"));
-    ASSERT_EQ(result.status, 0) << result.err;
-    EXPECT_EQ(result.err, "");
-    EXPECT_LE(max_error_in_codes(edgewise_cli::read_image(dir.file("out.png")), engine_result(input, nlm_args_spec())),
-              0.51);
-  }
+  expect_cli_filters_like_the_engine(kNlm, nlm_args_spec(), {{4, 16}, {3, 8}, {1, 8}});
 }
 
 TEST(CliNlm, HelpAndValidation) {
@@ -41,20 +31,18 @@ TEST(CliNlm, HelpAndValidation) {
   EXPECT_NE(help.out.find("--search-radius N"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("--patch-radius N"), std::string::npos);
   EXPECT_NE(help.out.find("nlm"), std::string::npos);
-  ScratchDir dir;
-  edgewise_cli::write_image(dir.file("in.png"), FileFormat::png, photo(3, 8));
-  const std::string io = " " + dir.file("in.png") + " -o " + dir.file("out.png");
-  CliResult result = run_cli("--filter nlm --h 0.05" + io);
+  const PhotoJob job;
+  CliResult result = run_cli("--filter nlm --h 0.05" + job.io);
   EXPECT_EQ(result.status, 2);
   EXPECT_NE(result.err.find("invalid h 0.05"), std::string::npos) << result.err;
-  result = run_cli("--filter nlm --search-radius 33" + io);
+  result = run_cli("--filter nlm --search-radius 33" + job.io);
   EXPECT_EQ(result.status, 2);
   EXPECT_NE(result.err.find("invalid search-radius 33"), std::string::npos) << result.err;
   // The bilateral's radius is not this filter's: a notice, then the job.
-  result = run_cli("--backend cpu --filter nlm --search-radius 2 --radius 3" + io);
+  result = run_cli("--backend cpu --filter nlm --search-radius 2 --radius 3" + job.io);
   EXPECT_EQ(result.status, 0) << result.err;
   EXPECT_NE(result.err.find("--radius is an option of"), std::string::npos) << result.err;
-  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"in.png", "out.png"}));
+  EXPECT_EQ(job.dir.entries(), (std::vector<std::string>{"in.png", "out.png"}));
 }
 
 }  // namespace
