@@ -79,6 +79,19 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings)
 
   edgewise::RunOptions options;
   options.backend = settings.backend;
+  // Auto values follow the whole drawable's noise, as the dialog's preview
+  // does, not the selection's: a small selection shows too little to measure.
+  edgewise::NoiseEstimate noise;
+  if (edgewise::needs_noise(settings.spec)) {
+    const int width = gimp_drawable_width(drawable), height = gimp_drawable_height(drawable);
+    GeglRowSource whole(buffers.source, {0, 0, width, height}, channels);
+    try {
+      noise = edgewise::estimate_noise(whole, {width, height, channels});
+    } catch (const std::exception& error) {
+      return error.what();
+    }
+    options.noise = &noise;
+  }
   if (timing) options.observer = &times;
   options.progress = [](double fraction) {
     gimp_progress_update(fraction);

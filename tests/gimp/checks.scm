@@ -199,6 +199,12 @@
   (let ((image (ew-load (string-append work "/in/astronaut_noisy.png"))))
     (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image (ew-layer image) 1 2.0 0 -1.0 0 1 1)
     (ew-save image (string-append work "/out/auto.png")))
+  ; With a selection, still the whole drawable's noise (the dialog's preview
+  ; measures the whole image too), so the inside equals the CLI's auto.
+  (let ((image (ew-load (string-append work "/in/astronaut_noisy.png"))))
+    (gimp-image-select-rectangle image CHANNEL-OP-REPLACE 60 40 100 90)
+    (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image (ew-layer image) 1 2.0 0 -1.0 0 1 1)
+    (ew-save image (string-append work "/out/auto-selection.png")))
   ; Version 2 in the perceptual space is version 1.
   (let ((image (ew-load (string-append work "/in/astronaut.png"))))
     (plug-in-edgewise-bilateral2 RUN-NONINTERACTIVE image (ew-layer image) 1 2.5 0 25.0 0 2 0 0)
