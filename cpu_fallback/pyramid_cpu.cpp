@@ -100,8 +100,8 @@ class PyramidKernel : public BandKernel {
 
   void run(PaddedBand& input, const OutputBand& output, const std::vector<OutputBand>&) override {
     const int levels = plan_.levels;
-    const PyramidBandRows need = pyramid_band_rows({output.first_row, output.first_row + output.rows - 1}, levels,
-                                                   plan_.radius, plan_.heights);
+    const PyramidBandRows need =
+        pyramid_band_rows({output.first_row, output.first_row + output.rows - 1}, levels, plan_.radius, plan_.heights);
     build_base(input, need.gaussian[0]);
     for (int k = 0; k + 1 < levels; ++k) reduce_level(k, need.gaussian[size_t(k) + 1]);
     for (int k = 0; k < levels; ++k) filter_level(k, need.laplacian[size_t(k)], need.result[size_t(k)]);
@@ -223,14 +223,14 @@ class PyramidKernel : public BandKernel {
     const size_t padded_width = size_t(laplacian.width);
     if (!scaled_ready)
       for_rows({0, laplacian.rows - 1}, width, [&](int i, float*) {
-      for (int c = 0; c < colours; ++c) {
-        const float* from = laplacian.row(c, i);
-        float* to = scaled.row(c, i);
-        for (size_t x = 0; x < padded_width; ++x) to[x] = from[x] * scale;
-      }
-      if (planes > colours)
-        std::memcpy(scaled.row(colours, i), laplacian.row(colours, i), padded_width * sizeof(float));
-    });
+        for (int c = 0; c < colours; ++c) {
+          const float* from = laplacian.row(c, i);
+          float* to = scaled.row(c, i);
+          for (size_t x = 0; x < padded_width; ++x) to[x] = from[x] * scale;
+        }
+        if (planes > colours)
+          std::memcpy(scaled.row(colours, i), laplacian.row(colours, i), padded_width * sizeof(float));
+      });
 
     // Output row j is level row rows.first + j (it reads band rows j..j+2r).
     const int count = rows.last - rows.first + 1;
@@ -279,8 +279,7 @@ class PyramidKernel : public BandKernel {
     const bool lab = plan_.lab, alpha = plan_.has_alpha;
     for_rows({first, first + output.rows - 1}, width, [&](int i, float*) {
       const int j = i - first;
-      for (int c = 0; c < colours; ++c)
-        std::memcpy(output.row(c, j), base.row(c, i), size_t(width) * sizeof(float));
+      for (int c = 0; c < colours; ++c) std::memcpy(output.row(c, j), base.row(c, i), size_t(width) * sizeof(float));
       if (lab) {
         float *L = output.row(0, j), *a = output.row(1, j), *b = output.row(2, j);
         for (int x = 0; x < width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);

@@ -97,8 +97,7 @@ TEST(PyramidDesign, NoiseGainsMatchNoiseOnTheReferencePyramid) {
   const std::vector<double> gaussian_gains = pyramid_gaussian_gains(levels);
   for (int k = 0; k < levels; ++k) {
     int w = 0, h = 0;
-    const std::vector<double> level =
-        edgewise_reference::laplacian_level_reference(image, size, size, k + 1, k, w, h);
+    const std::vector<double> level = edgewise_reference::laplacian_level_reference(image, size, size, k + 1, k, w, h);
     double sum2 = 0.0;
     int count = 0;
     for (int y = 4; y < h - 4; ++y)
@@ -184,7 +183,8 @@ TEST(PyramidCpu, MatchesTheReferenceOnAwkwardSizes) {
         const Difference d = max_difference(expected, got);
         // Float against double through a pyramid of up to four levels, the
         // bilateral's fast exp, and Lab's round trip.
-        EXPECT_LE(d.max_abs, mode == ColorMode::lab ? 2e-3 : 5e-4) << describe_pyramid(p, shape) << ": " << d.describe();
+        EXPECT_LE(d.max_abs, mode == ColorMode::lab ? 2e-3 : 5e-4)
+            << describe_pyramid(p, shape) << ": " << d.describe();
       }
 }
 
@@ -237,8 +237,8 @@ TEST(PyramidCpu, BandHeightAndThreadsDoNotChangeTheOutput) {
         RunOptions options;
         options.band_rows = band_rows;
         const FloatImage banded = run_cpu(spec, image, options);
-        EXPECT_TRUE(bit_identical(whole, banded))
-            << describe_pyramid(p, shape) << " band_rows " << band_rows << ": " << max_difference(whole, banded).describe();
+        EXPECT_TRUE(bit_identical(whole, banded)) << describe_pyramid(p, shape) << " band_rows " << band_rows << ": "
+                                                  << max_difference(whole, banded).describe();
       }
       EXPECT_TRUE(bit_identical(whole, run_whole(spec, image, 1))) << describe_pyramid(p, shape) << " one thread";
     }

@@ -142,7 +142,8 @@ std::vector<double> pyramid_level_sigma_r(double sigma_r, int levels, double str
                                           double coarse_strength) {
   std::vector<double> sigmas =
       guide == PyramidGuide::gaussian ? pyramid_gaussian_gains(levels) : pyramid_noise_gains(levels);
-  for (size_t k = 0; k < sigmas.size(); ++k) sigmas[k] = sigma_r * sigmas[k] * (strength * (k > 0 ? coarse_strength : 1.0));
+  for (size_t k = 0; k < sigmas.size(); ++k)
+    sigmas[k] = sigma_r * sigmas[k] * (strength * (k > 0 ? coarse_strength : 1.0));
   return sigmas;
 }
 
@@ -220,8 +221,8 @@ double pyramid_auto_value(const FilterSpec& spec, const ParamInfo& param) {
   return spec.get(param.cli_flag);  // levels: the image decides
 }
 
-PyramidPass level_pass(const PyramidParameters& p, const ImageShape& shape, int radius, double sigma_r,
-                       int first_plane, int planes) {
+PyramidPass level_pass(const PyramidParameters& p, const ImageShape& shape, int radius, double sigma_r, int first_plane,
+                       int planes) {
   BilateralParameters b;
   b.mode = p.mode;
   b.working_space = WorkingSpace::perceptual;

@@ -111,10 +111,10 @@ struct PyramidPass {
 class PyramidPlan : public Plan {
  public:
   int levels = 1;
-  int radius = 0;           // per level, in that level's pixels
-  int color_channels = 1;   // 1 or 3
+  int radius = 0;          // per level, in that level's pixels
+  int color_channels = 1;  // 1 or 3
   bool has_alpha = false;
-  bool lab = false;         // the pyramid is built in Lab (converted once, around the whole band)
+  bool lab = false;                  // the pyramid is built in Lab (converted once, around the whole band)
   std::vector<int> widths, heights;  // per level
   // Per level, the white-noise gain of what the range weights are measured
   // on: pyramid_noise_gains (laplacian) or pyramid_gaussian_gains (gaussian).

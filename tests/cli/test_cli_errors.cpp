@@ -115,7 +115,7 @@ TEST_F(CliErrors, BadOptionsAndParameters) {
       {"unknown filter", "--filter median " + good, 2, "filter"},
       {"bad threads", "--threads -2 " + good, 2, "invalid threads '-2'"},
       {"bad backend", "--backend gpu " + good, 2, "invalid backend 'gpu'"},
-      {"unknown option", "--strength 3 " + good, 2, "unknown option --strength"},
+      {"unknown option", "--sharpness 3 " + good, 2, "unknown option --sharpness"},
       {"short unknown option", "-x " + good, 2, "unknown option -x"},
       {"value missing", good + " --sigma-s", 2, "option --sigma-s needs a value"},
       {"no output", input("good.png"), 2, "no output given"},

@@ -72,7 +72,8 @@ std::vector<Plane> bilateral(const std::vector<Plane>& colour, const Plane* alph
             double d2 = 0.0;
             for (int c = 0; c < channels; ++c) {
               if (!joint && c != g) continue;
-              const double d = (colour[std::size_t(c)].clamped(x + dx, y + dy) - colour[std::size_t(c)].clamped(x, y)) * unit;
+              const double d =
+                  (colour[std::size_t(c)].clamped(x + dx, y + dy) - colour[std::size_t(c)].clamped(x, y)) * unit;
               d2 += d * d;
             }
             const double weight = std::exp(-double(dx * dx + dy * dy) / (2.0 * s.sigma_s * s.sigma_s)) *
