@@ -10,7 +10,8 @@
 //     {10, 20, 30}: the camera's noise, growing with brightness.
 //   grid: the auto parameters as multiples m of the estimated sigma (the
 //     form of every rule), m in six steps around the rule, times the
-//     spatial scale (sigma-s, or nlm's search and patch radii) in four
+//     spatial scale (sigma-s; nlm's search and patch radii; the pyramid's
+//     sigma-s and coarse strength) in four
 //     steps; "grid-best" is the best of all 24 points, "best at defaults"
 //     the best m at the filter's default spatial scale.
 //
@@ -129,6 +130,13 @@ std::vector<Subject> subjects() {
       set(spec, "h", m * sigma);
       set(spec, "sigma-n", sigma);
     };
+    list.push_back(s);
+  }
+  if (edgewise::builtin_registry().find("pyramid")) {
+    Subject s{"pyramid rgb", with_mode("pyramid", nullptr), {1, 1.5, 2, 2.5, 3, 4}, {}, {}};
+    s.spatial = sigma_s_steps(1, {1.5, 2});
+    s.spatial.push_back([](FilterSpec& spec) { set(spec, "coarse-strength", 2); });
+    s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-r", m * sigma); };
     list.push_back(s);
   }
   {
