@@ -200,14 +200,18 @@ class PyramidKernel : public BandKernel {
       });
     for (size_t s = 0; s < passes.size(); ++s)
       run_pass(passes[s], rows_[size_t(k)][s], laplacian, s == 0, level, rows, result);
-    if (top || !gaussian_weights) return;
-    // B_k(G_k) - EXPAND(G_{k+1}): the level's Laplacian, filtered with weights from G_k.
-    for_rows(result, width, [&](int i, float* line) {
-      float* expanded = line + coarse->width + 2;
+    if (!gaussian_weights || k == 0) return;
+    // With G_k's weights the collapse needs no Laplacian: since
+    // R_k = B_k(G_k) - EXPAND(G_{k+1}) + EXPAND(R_{k+1}) and EXPAND is linear,
+    // R_k = B_k(G_k) + EXPAND(C_{k+1}) with C_k = R_k - G_k. Levels above the
+    // finest keep C_k (their filtered samples minus G_k, which the padded
+    // band still holds), the finest B_0(G_0); collapse_level adds the
+    // expanded level above either way. One EXPAND per level instead of two.
+    for_rows(result, width, [&](int i, float*) {
       for (int c = 0; c < colours; ++c) {
-        expand_row(*coarse, coarse_height, c, i, line, expanded, width);
+        const float* gaussian = laplacian.row(c, i - rows.first + r) + r;
         float* target = level.row(c, i);
-        for (int x = 0; x < width; ++x) target[x] -= expanded[x];
+        for (int x = 0; x < width; ++x) target[x] -= gaussian[x];
       }
     });
   }
