@@ -18,6 +18,7 @@
 #include "filter_spec.h"
 #include "fourier.h"
 #include "nlm.h"
+#include "pyramid.h"
 
 namespace {
 
@@ -98,10 +99,12 @@ TEST(FilterSpec, TablesMatchTheTypedDefaults) {
   const FilterSpec bilateral_structs = edgewise::adaptive_spec(BilateralParameters{}, edgewise::AdaptiveParameters{});
   const FilterSpec nlm_structs = edgewise::nlm_spec(edgewise::NlmParameters{});
   const FilterSpec fourier_structs = edgewise::fourier_spec(edgewise::FourierParameters{});
+  const FilterSpec pyramid_structs = edgewise::pyramid_spec(edgewise::PyramidParameters{});
   for_each_param([&](const FilterInfo& filter, const ParamInfo& info) {
     const FilterSpec defaults(filter);
     const FilterSpec& from_structs = &filter == &edgewise::nlm_filter()       ? nlm_structs
                                      : &filter == &edgewise::fourier_filter() ? fourier_structs
+                                     : &filter == &edgewise::pyramid_filter() ? pyramid_structs
                                                                               : bilateral_structs;
     EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), double(float(info.default_value)));
     // A parameter that takes auto defaults to it; its typed struct starts

@@ -134,7 +134,7 @@ std::vector<Subject> subjects() {
   }
   if (edgewise::builtin_registry().find("pyramid")) {
     Subject s{"pyramid rgb", with_mode("pyramid", nullptr), {1, 1.5, 2, 2.5, 3, 4}, {}, {}};
-    s.spatial = sigma_s_steps(1, {1.5, 2});
+    s.spatial = sigma_s_steps(1.5, {1, 2});
     s.spatial.push_back([](FilterSpec& spec) { set(spec, "coarse-strength", 2); });
     s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-r", m * sigma); };
     list.push_back(s);

@@ -173,31 +173,12 @@ std::unique_ptr<Plan> plan_fourier(const FilterSpec& spec, const ImageShape& sha
 
 }  // namespace
 
-FourierParameters fourier_parameters(const FilterSpec& spec) {
-  FourierParameters p;
-  const RequiredParams source{spec};
-#define EW_DEF_TARGET p
-#define EW_DEF_SOURCE source
-#define EW_DEF_READ
-#include "fourier_params.def"
-#undef EW_DEF_TARGET
-#undef EW_DEF_SOURCE
-  return p;
-}
-
-#define EW_DEF_WRITE_ONE(flag, value) throw_if_error(set_param(spec, flag, double(value)))
-
-FilterSpec fourier_spec(const FourierParameters& parameters) {
-  FilterSpec spec(fourier_filter());
-#define EW_DEF_SOURCE parameters
-#define EW_DEF_WRITE
-#include "fourier_params.def"
-#undef EW_DEF_SOURCE
-  throw_if_error(validate(spec));
-  return spec;
-}
-
-#undef EW_DEF_WRITE_ONE
+#define EW_IO_LIST "fourier_params.def"
+#define EW_IO_TYPE FourierParameters
+#define EW_IO_READER fourier_parameters
+#define EW_IO_WRITER fourier_spec
+#define EW_IO_FILTER fourier_filter()
+#include "param_io.h"
 
 int fourier_terms(const FilterSpec& spec) {
   const FourierParameters f = fourier_parameters(spec);
