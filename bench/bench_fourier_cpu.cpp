@@ -11,7 +11,6 @@
 // Usage: bench_fourier_cpu [threads] [--edgewise [SIGMA]]   (default 2
 // threads; --edgewise: Edgewise's times alone, no G'MIC and no PSNR, at
 // every sigma-s or at SIGMA)
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +27,7 @@
 
 #include "bilateral.h"
 #include "engine.h"
+#include "engine_mat.h"
 #include "fourier.h"
 #include "fourier_exact.h"
 #include "quality/image_quality.h"
@@ -39,23 +39,14 @@ using namespace edgewise;
 using edgewise_bench::median_seconds;
 using edgewise_bench::seconds;
 
-double cpu_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
-}
+using edgewise_bench::process_seconds;
 
 // An RGB Mat (OpenCV's BGR order swapped) through the engine.
 cv::Mat edgewise_filter(const FilterSpec& spec, const cv::Mat& bgr, int threads) {
   cv::Mat rgb, out;
   cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
   out = rgb.clone();
-  const ImageShape shape{rgb.cols, rgb.rows, 3};
-  RunOptions options;
-  options.backend = "cpu";
-  options.backend_options.threads = threads;
-  run_filter(spec, ImageBuffer{rgb.data, shape, SampleType::u8, rgb.step},
-             ImageBuffer{out.data, shape, SampleType::u8, out.step}, options);
+  edgewise_bench::run_cpu_u8(spec, rgb, out, threads);
   cv::cvtColor(out, out, cv::COLOR_RGB2BGR);
   return out;
 }
@@ -115,9 +106,9 @@ int main(int argc, char** argv) {
       edgewise_filter(fourier(sigma_s), large, threads);
       std::vector<double> wall, cpu;
       for (int i = 0; i < 3; ++i) {
-        const double cpu_start = cpu_seconds();
+        const double cpu_start = process_seconds();
         wall.push_back(seconds([&] { edgewise_filter(fourier(sigma_s), large, threads); }));
-        cpu.push_back((cpu_seconds() - cpu_start) / threads);
+        cpu.push_back((process_seconds() - cpu_start) / threads);
       }
       std::sort(wall.begin(), wall.end());
       std::sort(cpu.begin(), cpu.end());

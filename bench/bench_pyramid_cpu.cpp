@@ -5,7 +5,6 @@
 // radius 2 (sigma-s 1), sigma-r 20, median of 3 after a warm-up.
 //
 // Usage: bench_pyramid_cpu [threads]   (default 2)
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,17 +19,14 @@
 
 #include "bilateral.h"
 #include "engine.h"
+#include "engine_mat.h"
 #include "pyramid.h"
 
 namespace {
 
 using namespace edgewise;
 
-double process_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
-}
+using edgewise_bench::process_seconds;
 
 // Median wall seconds and median CPU seconds of the process (all threads):
 // on a machine shared with other jobs the CPU time is the steadier figure.
@@ -54,12 +50,7 @@ Timing median_seconds(const std::function<void()>& run, int repeats) {
 }
 
 void run(const FilterSpec& spec, cv::Mat& rgb, cv::Mat& out, int threads) {
-  const ImageShape shape{rgb.cols, rgb.rows, 3};
-  RunOptions options;
-  options.backend = "cpu";
-  options.backend_options.threads = threads;
-  run_filter(spec, ImageBuffer{rgb.data, shape, SampleType::u8, rgb.step},
-             ImageBuffer{out.data, shape, SampleType::u8, out.step}, options);
+  edgewise_bench::run_cpu_u8(spec, rgb, out, threads);
 }
 
 FilterSpec pyramid(ColorMode mode, int levels, float chroma_strength = 1.0f) {
