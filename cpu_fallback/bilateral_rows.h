@@ -45,6 +45,27 @@ inline void store(float* p, vec<N> v, int count) {
   }
 }
 
+// The unscaled samples around one output pixel, as core's rescue
+// functions read them: centre, and fetch(dx, dy, colour, alpha).
+struct UnscaledWindow {
+  const BilateralParams& p;
+  const PaddedBand& band;
+  size_t centre_at;
+  float centre[3];
+
+  UnscaledWindow(const BilateralPlan& plan, const PaddedBand& unscaled, int x, int y)
+      : p(plan.params), band(unscaled),
+        centre_at(size_t(y + plan.radius) * size_t(unscaled.width) + size_t(x + plan.radius)) {
+    for (int c = 0; c < p.color_channels; ++c) centre[c] = band.plane(c)[centre_at];
+  }
+
+  void operator()(int dx, int dy, float* colour, float& alpha) const {
+    const size_t at = centre_at + size_t(ptrdiff_t(dy) * band.width + dx);
+    for (int c = 0; c < p.color_channels; ++c) colour[c] = band.plane(c)[at];
+    alpha = p.has_alpha ? band.plane(p.color_channels)[at] : 1.0f;
+  }
+};
+
 // Recomputes, with core's rescue_pixel, the pixels of a stored vector whose
 // weight sum fell below kRescueWeightSum. `ratios` holds the adaptive
 // filter's per-pixel ratios (one vector per weight group), or is null.
@@ -52,24 +73,33 @@ template <int N>
 void rescue_lanes(const BilateralPlan& plan, const PaddedBand& unscaled, const OutputBand& out, int y, int x0,
                   int count, const vec<N>* weight_sums, int groups, const vec<N>* ratios) {
   const BilateralParams& p = plan.params;
-  const int r = plan.radius, pw = unscaled.width;
   for (int lane = 0; lane < count; ++lane) {
     bool needed = false;
     for (int g = 0; g < groups; ++g) needed |= !(weight_sums[g][lane] >= kRescueWeightSum);
     if (!needed) continue;
     const int x = x0 + lane;
-    const size_t centre_at = size_t(y + r) * size_t(pw) + size_t(x + r);
-    float centre[3], result[3], lane_ratios[3];
-    for (int c = 0; c < p.color_channels; ++c) centre[c] = unscaled.plane(c)[centre_at];
-    auto fetch = [&](int dx, int dy, float* colour, float& alpha) {
-      const size_t at = centre_at + size_t(ptrdiff_t(dy) * pw + dx);
-      for (int c = 0; c < p.color_channels; ++c) colour[c] = unscaled.plane(c)[at];
-      alpha = p.has_alpha ? unscaled.plane(p.color_channels)[at] : 1.0f;
-    };
+    const UnscaledWindow window(plan, unscaled, x, y);
+    float result[3], lane_ratios[3];
     for (int g = 0; ratios && g < groups; ++g) lane_ratios[g] = ratios[g][lane];
-    rescue_pixel(p, ratios ? lane_ratios : nullptr, centre, fetch, result);
+    rescue_pixel(p, ratios ? lane_ratios : nullptr, window.centre, window, result);
     for (int c = 0; c < p.color_channels; ++c) out.row(c, y)[x] = result[c];
   }
+}
+
+// Recomputes, with core's rescue_statistics, the adaptive filter's first
+// walk for the lanes whose weight sum fell below kRescueWeightSum.
+template <int N, int Groups>
+void rescue_statistics_lanes(const BilateralPlan& plan, const PaddedBand& unscaled, int y, int x0, int count,
+                             vec<N> (&weighted_d2)[Groups], vec<N> (&weight)[Groups]) {
+  for (int lane = 0; lane < count; ++lane)
+    for (int g = 0; g < Groups; ++g) {
+      if (weight[g][lane] >= kRescueWeightSum) continue;
+      const UnscaledWindow window(plan, unscaled, x0 + lane, y);
+      float lane_weighted_d2, lane_weight;
+      rescue_statistics(plan.params, window.centre, g, window, lane_weighted_d2, lane_weight);
+      weighted_d2[g][lane] = lane_weighted_d2;
+      weight[g][lane] = lane_weight;
+    }
 }
 
 // Calls tap(spatial, neighbour, alpha) for every tap of the window of the N
@@ -120,6 +150,7 @@ void filter_rows(const BilateralPlan& plan, const PaddedBand& scaled, const Padd
         walk_window<N, C, Alpha>(plan, scaled, y, x0, [&](vec<N> spatial, const vec<N>* n, vec<N> a) {
           statistics.add(spatial, n, a, centre);
         });
+        rescue_statistics_lanes<N>(plan, unscaled, y, x0, count, statistics.weighted_d2, statistics.weight);
         for (int g = 0; g < groups; ++g) ratio[g] = adaptive_ratio(p, statistics.weighted_d2[g], statistics.weight[g]);
         const int sigma_row = y - sigma.row_offset;
         if (sigma.band && sigma_row >= 0 && sigma_row < sigma.band->rows)

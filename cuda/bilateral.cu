@@ -81,6 +81,26 @@ __device__ __noinline__ void rescue_outputs(const BilateralParams& params, const
   }
 }
 
+// The adaptive filter's first walk for group g of output (x, y), recomputed
+// with core's rescue_statistics where its weight sum fell below
+// kRescueWeightSum: (sum w q, sum w). Out of line and by value, so the rare
+// slow path costs the hot loop no registers and no local memory.
+__device__ __noinline__ float2 rescue_first_walk(const BilateralParams& params, const DeviceBand& in, int x, int y,
+                                                 int g) {
+  const int r = params.radius;
+  const size_t centre_at = size_t(y + r) * size_t(in.width) + size_t(x + r);
+  float centre[3];
+  for (int c = 0; c < params.color_channels; ++c) centre[c] = in.plane(c)[centre_at];
+  auto fetch = [&](int dx, int dy, float* colour, float& alpha) {
+    const size_t at = centre_at + size_t(ptrdiff_t(dy) * in.width + dx);
+    for (int c = 0; c < params.color_channels; ++c) colour[c] = in.plane(c)[at];
+    alpha = params.has_alpha ? in.plane(params.color_channels)[at] : 1.0f;
+  };
+  float2 sums;
+  rescue_statistics(params, centre, g, fetch, sums.x, sums.y);
+  return sums;
+}
+
 // Stores an output pixel; returns whether it needs rescue_outputs.
 template <class Sum, int Channels>
 __device__ __forceinline__ bool store_output(const DeviceOutput& out, int x, int y, const Sum& sum,
@@ -209,6 +229,13 @@ __global__ void __launch_bounds__(kTileWidth* kThreadRows, TileShape<Rows, V::kA
     const int x = x0 + tx;
 #pragma unroll
     for (int k = 0; k < kRowsPerThread; ++k) {
+#pragma unroll
+      for (int g = 0; g < kGroups; ++g)
+        if (!(stats[k].weight[g] >= kRescueWeightSum) && x < out.width && y0 + ty + k < out.rows) {
+          const float2 sums = rescue_first_walk(params, in, x, y0 + ty + k, g);
+          stats[k].weighted_d2[g] = sums.x;
+          stats[k].weight[g] = sums.y;
+        }
 #pragma unroll
       for (int g = 0; g < 3; ++g)
         ratio[k][g] = g < kGroups ? adaptive_ratio(params, stats[k].weighted_d2[g], stats[k].weight[g]) : 1.0f;

@@ -82,6 +82,30 @@ TEST(AdaptiveCpu, ZeroKEqualsPlainFilterAtMinimum) {
     }
 }
 
+// The first walk's weights underflow float around a transparent centre
+// (tests/test_bilateral.cpp's UnderflowingWindowsMatchReference): its
+// variance, hence sigma_r', comes from the exact weights, not from float
+// weights flushed or clamped to one value. At sigma_r' near the grey
+// neighbour's distance the second walk's weights are ordinary numbers, so a
+// wrong variance shows in the output.
+TEST(AdaptiveCpu, UnderflowingFirstWalkMatchesReference) {
+  AdaptiveParameters parameters;
+  parameters.adapt_k = 1.0f;
+  parameters.adapt_eps = 0.0f;
+  parameters.adapt_min = 0.002f;
+  for (float far : {0.25f, 0.5f})
+    for (float sigma_r : {2.0f, 0.5f})
+      for (RangeKernel kernel : {RangeKernel::gaussian, RangeKernel::lorentz})
+        for (ColorMode mode : kModes) {
+          const FloatImage input = transparent_centre_image(far);
+          const FilterSpec spec =
+              adaptive(mode, kernel, 1.0f, mode == ColorMode::lab ? sigma_r / 2 : sigma_r, 1, parameters);
+          SCOPED_TRACE(describe(spec, input.shape()));
+          const Comparison result = compare_with_reference(spec, input, run_cpu(spec, input), kTolerance);
+          EXPECT_LE(result.worst.max_abs, kTolerance) << result.describe();
+        }
+}
+
 TEST(AdaptiveSpec, ValidatorNamesTheParameter) {
   FilterSpec spec(adaptive_filter());
   EXPECT_EQ(validate(spec), "");

@@ -294,17 +294,8 @@ TEST(BilateralCpu, TransparentWindowKeepsValue) {
 // result is the exact weighted mean the reference gives, not the pixel's own
 // value (that only for windows beyond double range, next case).
 TEST(BilateralCpu, UnderflowingWindowsMatchReference) {
-  const ImageShape shape{3, 3, 4};
   for (float far : {0.25f, 0.9f}) {
-    FloatImage input(shape);
-    for (int y = 0; y < 3; ++y)
-      for (int x = 0; x < 3; ++x) {
-        const float v = (x == 2 && y == 2) ? far : 1.0f;
-        for (int c = 0; c < 3; ++c) input.at(x, y, c) = v;
-        input.at(x, y, 3) = 1.0f;
-      }
-    for (int c = 0; c < 3; ++c) input.at(1, 1, c) = 0.0f;
-    input.at(1, 1, 3) = 0.0f;
+    const FloatImage input = transparent_centre_image(far);
     // sigma_r 8 code values: the 0.25 neighbour sits 64 code values away,
     // weight 2^-46 (ordinary); sigma_r 2: 2^-740, below float, within double;
     // 0.9 at sigma_r 0.5: beyond double, so the pixel keeps its value.

@@ -96,6 +96,18 @@ FloatImage constant_image(const ImageShape& shape, const float* pixel) {
   return image;
 }
 
+FloatImage transparent_centre_image(float far) {
+  FloatImage image({3, 3, 4});
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 3; ++x) {
+      const float v = (x == 2 && y == 2) ? far : 1.0f;
+      for (int c = 0; c < 3; ++c) image.at(x, y, c) = v;
+      image.at(x, y, 3) = 1.0f;
+    }
+  for (int c = 0; c < 4; ++c) image.at(1, 1, c) = 0.0f;
+  return image;
+}
+
 FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s, float sigma_r, int radius,
                      int iterations) {
   BilateralParameters p;

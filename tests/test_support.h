@@ -77,6 +77,11 @@ struct ImageStyle {
 // RGB edges look like object boundaries.
 FloatImage random_image(std::mt19937_64& rng, const ImageShape& shape, const ImageStyle& style = {});
 FloatImage constant_image(const ImageShape& shape, const float* pixel);
+// 3x3 RGBA: a transparent black centre among opaque white pixels and one
+// opaque grey of value `far` in the corner. Below a few code values of
+// sigma-r every weight of the centre's window underflows float while
+// staying a real number: the rescue paths' case.
+FloatImage transparent_centre_image(float far);
 
 // The bilateral filter with these values.
 FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s, float sigma_r,

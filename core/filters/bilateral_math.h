@@ -184,7 +184,8 @@ EW_HD T adaptive_ratio(const BilateralParams& p, T weighted_q, T weight_sum) {
 // Below this total weight a float sum may have lost every tap to underflow:
 // a transparent pixel whose neighbours all lie far outside sigma_r has
 // weights like 2^-300 that are tiny but not zero. Backends recompute such
-// pixels with rescue_pixel; with any visible centre the sum is far above.
+// pixels with rescue_pixel, and such windows of the adaptive filter's first
+// walk with rescue_statistics; with any visible centre the sum is far above.
 constexpr float kRescueWeightSum = 1e-30f;
 
 // Log2 of one tap's weight without alpha, from the scaled squared distance
@@ -204,53 +205,78 @@ EW_HD float tap_log2_weight(const BilateralParams& p, float ratio, int dx, int d
   }
 }
 
-// The filter for one pixel with weights scaled by 2^-M, M the largest log2
-// weight in the window, so nothing underflows. A window whose weights are
-// all below 2^-1074 (zero even in double precision) or transparent keeps the
-// pixel's value. fetch(dx, dy, colour, alpha) reads the unscaled
-// working-unit sample at offset (dx, dy); centre is the pixel's own. ratios
-// holds one ratio per weight group (the adaptive filter's), or is null for
-// the plain filter. Writes unscaled results; slow (two walks, log2 per tap)
-// and used only below kRescueWeightSum.
+// Walks group g's window of one pixel with every tap's weight scaled by
+// 2^-M, M the largest log2 weight in the window, so nothing underflows:
+// calls visit(w, colour, q) for each visible tap (w the scaled weight with
+// alpha, colour the unscaled sample, q the scaled squared distance).
+// Returns false, visiting nothing, where every weight is below 2^-1074
+// (zero even in double precision) or transparent. fetch(dx, dy, colour,
+// alpha) reads the unscaled working-unit sample at offset (dx, dy); centre
+// is the pixel's own; ratio is the adaptive filter's (1 for the plain
+// filter and the adaptive filter's first walk). Slow (two walks, log2 per
+// tap): used only below kRescueWeightSum.
+template <class Fetch, class Visit>
+EW_HD bool walk_scaled_window(const BilateralParams& p, float ratio, const float* centre, int g, Fetch& fetch,
+                              Visit&& visit) {
+  const int r = p.radius, channels = p.color_channels;
+  float largest = -INFINITY;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int dy = -r; dy <= r; ++dy)
+      for (int dx = -r; dx <= r; ++dx) {
+        float colour[3], alpha;
+        fetch(dx, dy, colour, alpha);
+        if (!(alpha > 0.f)) continue;
+        float q = 0.f;
+        for (int c = 0; c < channels; ++c)
+          if (p.joint || c == g) {
+            const float d = colour[c] * p.scale - centre[c] * p.scale;
+            q += d * d;
+          }
+        const float e = tap_log2_weight(p, ratio, dx, dy, q);
+        if (pass == 0)
+          largest = e > largest ? e : largest;
+        else
+          visit(ew_exp2(e - largest) * alpha, colour, q);
+      }
+    if (pass == 0 && !(largest >= -1074.0f)) return false;  // also NaN-safe
+  }
+  return true;
+}
+
+// The filter for one pixel whose float weight sum may have underflowed,
+// through walk_scaled_window. A window without weight keeps the pixel's
+// value. ratios holds one ratio per weight group (the adaptive filter's),
+// or is null for the plain filter. Writes unscaled results.
 template <class Fetch>
 EW_HD void rescue_pixel(const BilateralParams& p, const float* ratios, const float* centre, Fetch fetch, float* out) {
-  const int r = p.radius, channels = p.color_channels;
+  const int channels = p.color_channels;
   const int groups = p.joint ? 1 : channels;
   for (int g = 0; g < groups; ++g) {
-    const float ratio = ratios ? ratios[g] : 1.0f;
-    float largest = -INFINITY;
-    for (int pass = 0; pass < 2; ++pass) {
-      float sum[3] = {0.f, 0.f, 0.f}, weight_sum = 0.f;
-      for (int dy = -r; dy <= r; ++dy)
-        for (int dx = -r; dx <= r; ++dx) {
-          float colour[3], alpha;
-          fetch(dx, dy, colour, alpha);
-          if (!(alpha > 0.f)) continue;
-          float q = 0.f;
-          for (int c = 0; c < channels; ++c)
-            if (p.joint || c == g) {
-              const float d = colour[c] * p.scale - centre[c] * p.scale;
-              q += d * d;
-            }
-          const float e = tap_log2_weight(p, ratio, dx, dy, q);
-          if (pass == 0) {
-            largest = e > largest ? e : largest;
-            continue;
-          }
-          const float w = ew_exp2(e - largest) * alpha;
-          for (int c = 0; c < channels; ++c) sum[c] += w * colour[c];
-          weight_sum += w;
-        }
-      if (pass == 0 && !(largest >= -1074.0f)) {  // also NaN-safe
-        for (int c = 0; c < channels; ++c)
-          if (p.joint || c == g) out[c] = centre[c];
-        break;
-      }
-      if (pass == 1)
-        for (int c = 0; c < channels; ++c)
-          if (p.joint || c == g) out[c] = sum[c] / weight_sum;
-    }
+    float sum[3] = {0.f, 0.f, 0.f}, weight_sum = 0.f;
+    const bool weighed = walk_scaled_window(p, ratios ? ratios[g] : 1.0f, centre, g, fetch,
+                                            [&](float w, const float* colour, float) {
+                                              for (int c = 0; c < channels; ++c) sum[c] += w * colour[c];
+                                              weight_sum += w;
+                                            });
+    for (int c = 0; c < channels; ++c)
+      if (p.joint || c == g) out[c] = weighed ? sum[c] / weight_sum : centre[c];
   }
+}
+
+// The adaptive filter's first walk for group g of one pixel whose float
+// weight sum may have underflowed: a subnormal sum keeps a few bits, and
+// sigma_r'(p), to which the second walk's weights are very sensitive where
+// they are this small, would follow the rounding. Both sums come scaled by
+// the same 2^-M, which adaptive_sigma's ratio cancels; a window without
+// weight gives zeros (v = 0, as in adaptive_sigma).
+template <class Fetch>
+EW_HD void rescue_statistics(const BilateralParams& p, const float* centre, int g, Fetch fetch, float& weighted_q,
+                             float& weight) {
+  weighted_q = weight = 0.f;
+  walk_scaled_window(p, 1.0f, centre, g, fetch, [&](float w, const float*, float q) {
+    weighted_q += w * q;
+    weight += w;
+  });
 }
 
 // The compile-time shape of a kernel: range kernel, colour channels (1 or

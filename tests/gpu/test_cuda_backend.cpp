@@ -208,6 +208,24 @@ TEST(CudaAdaptive, MatchesReferenceEveryModeKernelRadius) {
       }
 }
 
+// The first walk's weights underflow around a transparent centre
+// (tests/test_adaptive.cpp's UnderflowingFirstWalkMatchesReference): the
+// kernel recomputes that walk with core's rescue_statistics.
+TEST(CudaAdaptive, UnderflowingFirstWalkMatchesReference) {
+  REQUIRE_GPU();
+  AdaptiveParameters parameters;
+  parameters.adapt_k = 1.0f;
+  parameters.adapt_eps = 0.0f;
+  parameters.adapt_min = 0.002f;
+  for (float far : {0.25f, 0.5f})
+    for (float sigma_r : {2.0f, 0.5f})
+      for (ColorMode mode : kModes) {
+        const FilterSpec spec = adaptive_of(
+            make_spec(mode, RangeKernel::gaussian, 1.0f, mode == ColorMode::lab ? sigma_r / 2 : sigma_r, 1), parameters);
+        expect_gpu_matches_reference(spec, transparent_centre_image(far));
+      }
+}
+
 TEST(CudaAdaptive, ZeroKEqualsPlainAndAgreesWithCpu) {
   REQUIRE_GPU();
   EW_SEEDED_RNG(rng);
