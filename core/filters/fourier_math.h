@@ -62,6 +62,18 @@ EW_HD T fourier_term(T centred, F frequency, F phase) {
   return fourier_sin_turns(centred * frequency + phase);
 }
 
+// The next term's pair from this one's: (cos, sin) of (k + 1) x from those
+// of k x and of x, by the angle addition formulas (a rotation: its rounding
+// adds up over the steps without growing, about 1e-7 a step). The GPU
+// evaluates a few consecutive terms' values this way from two
+// fourier_sin_turns pairs instead of two pairs a term.
+template <class T>
+EW_HD void fourier_rotate(T& c, T& s, T base_c, T base_s) {
+  const T next_c = c * base_c - s * base_s;
+  s = s * base_c + c * base_s;
+  c = next_c;
+}
+
 // A sample in working units, clamped to its channel's range and centred.
 template <class T>
 EW_HD T fourier_centred(const FourierChannel& channel, T value) {
@@ -94,6 +106,12 @@ template <class T>
 struct FourierRecursion {
   FourierSection<T> section[2];
 
+  // The state of no samples at all: a segment's own start in a recursion
+  // cut into segments (cuda/fourier.cu), whose true start is carried in.
+  EW_HD void clear() {
+    for (int i = 0; i < 2; ++i) section[i].re = section[i].im = T{};
+  }
+
   // The state after a constant run of x (clamp-to-edge).
   EW_HD void start(const FourierParams& p, T x) {
     for (int i = 0; i < 2; ++i) {
@@ -114,6 +132,15 @@ struct FourierRecursion {
     return out;
   }
 };
+
+// A section's state carried through n more steps: since the recursion is
+// linear, a segment's true state is its own (from clear()) plus the state
+// it started from times z^n, n its length (power = z^n). The block-parallel
+// recursion on the GPU joins its segments with this.
+template <class T>
+EW_HD FourierSection<T> fourier_carry(FourierSection<T> own, FourierSection<T> start, float power_re, float power_im) {
+  return {own.re + power_re * start.re - power_im * start.im, own.im + power_re * start.im + power_im * start.re};
+}
 
 }  // inline namespace EW_FOURIER_MATH
 }  // namespace edgewise

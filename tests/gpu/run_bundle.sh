@@ -2,7 +2,9 @@
 # On the GPU machine: the bundle pack_bundle.sh made, run from the tree's
 # root (the tests read tests/data where they were built: /work/main).
 # PART picks any of tests, sanitizer (compute-sanitizer memcheck and
-# racecheck on the short GPU cases), bench; logs go to $OUT.
+# racecheck on the short GPU cases), bench; logs go to $OUT. TESTS, FILTER
+# (a gtest filter for every test binary), SANITIZE (binary:filter pairs),
+# BENCHES and BENCH_ARGS narrow a run to what changed.
 set -uo pipefail
 bundle=${1:?usage: run_bundle.sh BUNDLE_DIR}
 part=${PART:-tests,sanitizer,bench}
@@ -16,18 +18,18 @@ loader=("$B/ld-linux-x86-64.so.2" --library-path "$B")  # the bundle's own libra
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 status=0
 if [[ $part == *tests* ]]; then
-  for t in test_cuda_backend test_cuda_nlm test_preview test_cuda_fourier; do
+  for t in ${TESTS:-test_cuda_backend test_cuda_nlm test_preview test_cuda_fourier test_cuda_pyramid}; do
     [ -x "$B/$t" ] || continue
     start=$(date +%s)
-    timeout 400 "${loader[@]}" "$B/$t" >"$out/$t.log" 2>&1 || status=1
+    timeout 400 "${loader[@]}" "$B/$t" --gtest_filter="${FILTER:-*}" >"$out/$t.log" 2>&1 || status=1
     echo "$t ($(($(date +%s) - start)) s): $(grep -E '^\[  (PASSED|FAILED)  \]|SKIPPED \]' "$out/$t.log" | sort | uniq -c | tr '\n' ' ')"
     grep -E "^\[  FAILED  \]" "$out/$t.log" | head -5
   done
 fi
 if [[ $part == *sanitizer* ]]; then
   for tool in memcheck racecheck; do
-    for pair in test_cuda_backend:CudaBackendShort.* test_cuda_nlm:CudaNlmShort.* test_preview:PreviewCuda.* \
-                test_cuda_fourier:CudaFourierShort.*; do
+    for pair in ${SANITIZE:-test_cuda_backend:CudaBackendShort.* test_cuda_nlm:CudaNlmShort.* test_preview:PreviewCuda.* \
+                test_cuda_fourier:CudaFourierShort.* test_cuda_pyramid:CudaPyramidShort.*}; do
       t=${pair%%:*}
       [ -x "$B/$t" ] || continue
       timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "${loader[@]}" "$B/$t" \
@@ -37,10 +39,11 @@ if [[ $part == *sanitizer* ]]; then
   done
 fi
 if [[ $part == *bench* ]]; then
-  for b in bench_cuda bench_nlm_cuda bench_preview bench_fourier_cuda; do
+  for b in ${BENCHES:-bench_cuda bench_nlm_cuda bench_preview bench_fourier_cuda bench_pyramid_cuda}; do
     [ -x "$B/$b" ] || continue
     echo "== $b"
-    timeout 200 "${loader[@]}" "$B/$b" 2>&1 | tee "$out/$b.txt"
+    # shellcheck disable=SC2086
+    timeout 200 "${loader[@]}" "$B/$b" ${BENCH_ARGS:-} 2>&1 | tee "$out/$b.txt"
   done
 fi
 exit $status
