@@ -52,6 +52,10 @@ if [[ $steps == *sanitizer* ]]; then
       build-gpu/tests/gpu/test_cuda_fourier --gtest_filter='CudaFourierShort.*' \
       > "$LOGS/sanitizer-fourier-$tool.log" 2>&1 || status=1
     tail -4 "$LOGS/sanitizer-fourier-$tool.log"
+    compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      build-gpu/tests/gpu/test_cuda_pyramid --gtest_filter='CudaPyramidShort.*' \
+      > "$LOGS/sanitizer-pyramid-$tool.log" 2>&1 || status=1
+    tail -4 "$LOGS/sanitizer-pyramid-$tool.log"
     # The dialog's preview path on the GPU (8-bit output packed on the device).
     compute-sanitizer --tool "$tool" --error-exitcode 9 \
       build-gpu/tests/test_preview --gtest_filter='PreviewCuda.*' > "$LOGS/sanitizer-preview-$tool.log" 2>&1 \

@@ -16,7 +16,7 @@ loader=("$B/ld-linux-x86-64.so.2" --library-path "$B")  # the bundle's own libra
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 status=0
 if [[ $part == *tests* ]]; then
-  for t in test_cuda_backend test_cuda_nlm test_preview test_cuda_fourier; do
+  for t in test_cuda_backend test_cuda_nlm test_preview test_cuda_fourier test_cuda_pyramid; do
     [ -x "$B/$t" ] || continue
     start=$(date +%s)
     timeout 400 "${loader[@]}" "$B/$t" >"$out/$t.log" 2>&1 || status=1
@@ -27,7 +27,7 @@ fi
 if [[ $part == *sanitizer* ]]; then
   for tool in memcheck racecheck; do
     for pair in test_cuda_backend:CudaBackendShort.* test_cuda_nlm:CudaNlmShort.* test_preview:PreviewCuda.* \
-                test_cuda_fourier:CudaFourierShort.*; do
+                test_cuda_fourier:CudaFourierShort.* test_cuda_pyramid:CudaPyramidShort.*; do
       t=${pair%%:*}
       [ -x "$B/$t" ] || continue
       timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "${loader[@]}" "$B/$t" \
