@@ -37,7 +37,7 @@ if [[ $part == *sanitizer* ]]; then
   done
 fi
 if [[ $part == *bench* ]]; then
-  for b in bench_cuda bench_nlm_cuda bench_preview bench_fourier_cuda; do
+  for b in bench_cuda bench_nlm_cuda bench_preview bench_fourier_cuda bench_pyramid_cuda; do
     [ -x "$B/$b" ] || continue
     echo "== $b"
     timeout 200 "${loader[@]}" "$B/$b" 2>&1 | tee "$out/$b.txt"
