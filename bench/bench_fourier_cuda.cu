@@ -25,62 +25,30 @@
 #include "device_resources.h"
 #include "engine.h"
 #include "fourier_cuda.h"
-#include "wall_timing.h"
+#include "gpu_photo.h"
 
 using namespace edgewise;
 using edgewise_bench::median_event_ms;
-using edgewise_bench::median_ms;
+using edgewise_bench::photo_like;
 
 namespace {
 
 constexpr int kWidth = 6000, kHeight = 4000;  // 24 MP
 constexpr int kPreviewWidth = 800, kPreviewHeight = 600;
 
-std::vector<uint8_t> photo_like(int width, int height) {
-  std::mt19937 rng(14);
-  std::normal_distribution<float> noise(0.0f, 15.0f);
-  std::vector<uint8_t> pixels(size_t(width) * height * 3);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < 3; ++c) {
-        const float base =
-            128.0f + 70.0f * std::sin(x * 0.004f + c) * std::cos(y * 0.005f) + ((x / 700 + y / 500) % 2) * 40.0f;
-        pixels[(size_t(y) * width + x) * 3 + c] = uint8_t(std::clamp(base + noise(rng), 0.0f, 255.0f));
-      }
-  return pixels;
-}
-
 float kernel_ms(const FilterSpec& spec, const std::vector<uint8_t>& pixels, int width, int height) {
   const auto planned = make_plan(spec, {width, height, 3});
   const auto& plan = static_cast<const FourierPlan&>(*planned);
-  const int reach = plan.reach, rows = height + 2 * reach;
-  const size_t plane = size_t(width) * rows;
-  std::vector<float> host(plane * 3);
-  for (int c = 0; c < 3; ++c)
-    for (int y = 0; y < rows; ++y) {
-      const int from = std::clamp(y - reach, 0, height - 1);
-      for (int x = 0; x < width; ++x)
-        host[c * plane + size_t(y) * width + x] = pixels[(size_t(from) * width + x) * 3 + c] / 255.0f;
-    }
-  cuda::DeviceMemory in_memory(host.size() * sizeof(float)), out_memory(size_t(width) * height * 3 * 4);
-  cuda::check(cudaMemcpy(in_memory.as<float>(), host.data(), host.size() * 4, cudaMemcpyHostToDevice), "upload");
-  const cuda::DeviceBand in = cuda::describe_device_band(in_memory.as<float>(), -reach, rows, width, 0);
+  const edgewise_bench::ResidentBand in = edgewise_bench::resident_band(pixels, width, height, plan.reach, 0);
+  cuda::DeviceMemory out_memory(size_t(width) * height * 3 * 4);
   const cuda::DeviceOutput out{out_memory.as<float>(), 0, height, width, size_t(width), size_t(width) * height};
   const auto kernel = cuda::make_fourier_device_kernel(plan);
-  return median_event_ms([&] { kernel->run(in, out, {}, nullptr, nullptr); }, 5);
+  return median_event_ms([&] { kernel->run(in.band, out, {}, nullptr, nullptr); }, 5);
 }
 
 double end_to_end_ms(const FilterSpec& spec, std::vector<uint8_t>& pixels, std::vector<uint8_t>& output, int width,
                      int height) {
-  const ImageShape shape{width, height, 3};
-  RunOptions options;
-  options.backend = "cuda";
-  return median_ms(
-      [&] {
-        run_filter(spec, ImageBuffer{pixels.data(), shape, SampleType::u8, 0},
-                   ImageBuffer{output.data(), shape, SampleType::u8, 0}, options);
-      },
-      3);
+  return edgewise_bench::end_to_end_ms(spec, pixels.data(), output.data(), width, height);
 }
 
 FilterSpec fourier_at(float sigma_s) {

@@ -2,6 +2,7 @@
 #include "bilateral_cuda.h"
 #include "fourier_cuda.h"
 #include "nlm_cuda.h"
+#include "pyramid_cuda.h"
 
 namespace edgewise::cuda {
 
@@ -11,6 +12,7 @@ const DeviceKernelEntry kKernels[] = {
     {"bilateral", bilateral_unsupported, make_bilateral_device_kernel},
     {"nlm", nlm_unsupported, make_nlm_device_kernel},
     {"fourier", fourier_unsupported, make_fourier_device_kernel},
+    {"pyramid", pyramid_unsupported, make_pyramid_device_kernel},
 };
 
 }  // namespace

@@ -13,55 +13,12 @@
 #include "color_lab.h"
 #include "pyramid.h"
 #include "reference/pyramid_reference.h"
-#include "settings.h"
 #include "test_support.h"
 
 namespace {
 
 using namespace edgewise;
 using namespace edgewise_test;
-
-std::string describe_pyramid(const PyramidParameters& p, const ImageShape& shape) {
-  Settings settings;
-  settings.spec = pyramid_spec(p);
-  return std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" + std::to_string(shape.channels) + " " +
-         format_arguments(settings);
-}
-
-// The plan's levels and per-level passes as the reference takes them.
-edgewise_reference::PyramidSettings reference_of(const PyramidParameters& p, const ImageShape& shape) {
-  const auto plan = make_plan(pyramid_spec(p), shape);
-  const PyramidPlan& pp = static_cast<const PyramidPlan&>(*plan);
-  edgewise_reference::PyramidSettings s;
-  s.mode = static_cast<edgewise_reference::Mode>(static_cast<int>(p.mode));
-  s.kernel = static_cast<edgewise_reference::Kernel>(static_cast<int>(p.kernel));
-  s.sigma_s = p.sigma_s;
-  s.radius = pp.radius;
-  s.levels = pp.levels;
-  s.gaussian_guide = p.guide == PyramidGuide::gaussian;
-  for (const std::vector<PyramidPass>& passes : pp.passes) {
-    std::vector<edgewise_reference::PyramidPassSettings> level;
-    for (const PyramidPass& pass : passes) {
-      edgewise_reference::PyramidPassSettings rs;
-      rs.first_channel = pass.first_plane;
-      rs.channels = pass.planes;
-      level.push_back(rs);
-    }
-    s.passes.push_back(level);
-  }
-  // sigma_r(k) = sigma-r gain(k) strength (x luma or chroma in lab mode),
-  // rounded to the float the level's bilateral plan is made from.
-  const std::vector<double> gains = pyramid_level_sigma_r(1.0, pp.levels, 1.0, p.guide);
-  const bool lab = pp.lab;
-  for (int k = 0; k < pp.levels; ++k)
-    for (auto& pass : s.passes[size_t(k)]) {
-      double strength = double(p.strength) * (k > 0 ? double(p.coarse_strength) : 1.0);
-      if (lab) strength *= pass.first_channel == 0 ? double(p.luma_strength) : double(p.chroma_strength);
-      if (!lab && p.mode == ColorMode::lab) strength *= double(p.luma_strength);
-      pass.sigma_r = double(float(double(p.sigma_r) * gains[size_t(k)] * strength));
-    }
-  return s;
-}
 
 FloatImage run_whole(const FilterSpec& spec, const FloatImage& image, int threads = 0) {
   RunOptions options;
@@ -150,7 +107,7 @@ TEST(PyramidCpu, OneLevelIsTheBilateralFilter) {
         const FloatImage got = run_cpu(pyramid_spec(p), image);
         const FloatImage expected = run_cpu(make_spec(mode, kernel, 1.5f, 30.0f), image);
         const Difference d = max_difference(expected, got);
-        EXPECT_TRUE(bit_identical(expected, got)) << describe_pyramid(p, shape) << ": " << d.describe();
+        EXPECT_TRUE(bit_identical(expected, got)) << describe(p, shape) << ": " << d.describe();
       }
 }
 
@@ -165,26 +122,14 @@ TEST(PyramidCpu, MatchesTheReferenceOnAwkwardSizes) {
         const int channels = 1 + (index % 4);
         const ImageShape shape{size[0], size[1], channels};
         const FloatImage image = random_image(rng, shape);
-        PyramidParameters p;
-        p.mode = mode;
-        p.kernel = kernel;
-        p.levels = 1 + index % 4;
-        p.sigma_s = index % 2 ? 1.0f : 2.0f;
-        p.radius = index % 3 == 0 ? 1 : 0;
-        p.sigma_r = mode == ColorMode::lab ? 12.0f : 30.0f;
-        p.strength = 0.5f + 0.25f * float(index % 5);
-        p.coarse_strength = index % 3 == 1 ? 2.0f : 1.0f;
-        p.guide = index % 2 ? PyramidGuide::gaussian : PyramidGuide::laplacian;
-        p.luma_strength = index % 7 == 0 ? 0.0f : index % 3 == 0 ? 0.5f : 1.0f;
-        p.chroma_strength = index % 11 == 0 ? 0.0f : index % 4 == 0 ? 2.0f : 1.0f;
+        const PyramidParameters p = pyramid_sweep_case(mode, kernel, index, 1 + index % 4);
         const FloatImage got = run_cpu(pyramid_spec(p), image);
         const edgewise_reference::ReferenceImage expected =
-            edgewise_reference::pyramid_reference(to_reference(image), reference_of(p, shape));
+            edgewise_reference::pyramid_reference(to_reference(image), reference_settings(p, shape));
         const Difference d = max_difference(expected, got);
         // Float against double through a pyramid of up to four levels, the
         // bilateral's fast exp, and Lab's round trip.
-        EXPECT_LE(d.max_abs, mode == ColorMode::lab ? 2e-3 : 5e-4)
-            << describe_pyramid(p, shape) << ": " << d.describe();
+        EXPECT_LE(d.max_abs, mode == ColorMode::lab ? 2e-3 : 5e-4) << describe(p, shape) << ": " << d.describe();
       }
 }
 
@@ -209,11 +154,11 @@ TEST(PyramidCpu, VanishingSigmaRAndZeroStrengthGiveTheInput) {
         // Up to eight levels of float REDUCE, EXPAND and sums, and Lab's
         // round trip, each a few 1e-7.
         const double tolerance = mode == ColorMode::lab ? 3e-5 : 1e-5;
-        EXPECT_LE(max_difference(image, tiny).max_abs, tolerance) << describe_pyramid(p, shape);
+        EXPECT_LE(max_difference(image, tiny).max_abs, tolerance) << describe(p, shape);
         p.sigma_r = 50.0f;
         p.strength = 0.0f;
         const FloatImage none = run_cpu(pyramid_spec(p), image);
-        EXPECT_LE(max_difference(image, none).max_abs, tolerance) << describe_pyramid(p, shape);
+        EXPECT_LE(max_difference(image, none).max_abs, tolerance) << describe(p, shape);
       }
 }
 
@@ -237,10 +182,10 @@ TEST(PyramidCpu, BandHeightAndThreadsDoNotChangeTheOutput) {
         RunOptions options;
         options.band_rows = band_rows;
         const FloatImage banded = run_cpu(spec, image, options);
-        EXPECT_TRUE(bit_identical(whole, banded)) << describe_pyramid(p, shape) << " band_rows " << band_rows << ": "
-                                                  << max_difference(whole, banded).describe();
+        EXPECT_TRUE(bit_identical(whole, banded))
+            << describe(p, shape) << " band_rows " << band_rows << ": " << max_difference(whole, banded).describe();
       }
-      EXPECT_TRUE(bit_identical(whole, run_whole(spec, image, 1))) << describe_pyramid(p, shape) << " one thread";
+      EXPECT_TRUE(bit_identical(whole, run_whole(spec, image, 1))) << describe(p, shape) << " one thread";
     }
 }
 
@@ -273,8 +218,8 @@ TEST(PyramidCpu, LabStrengthsKeepTheOtherChannels) {
           (own ? kept : moved) = std::max(own ? kept : moved, double(std::fabs(a[c] - b[c])));
         }
       }
-    EXPECT_LE(kept, 0.01) << describe_pyramid(p, shape);
-    EXPECT_GE(moved, 1.0) << describe_pyramid(p, shape);
+    EXPECT_LE(kept, 0.01) << describe(p, shape);
+    EXPECT_GE(moved, 1.0) << describe(p, shape);
   }
 }
 

@@ -283,6 +283,67 @@ std::string describe(const NlmParameters& n, const ImageShape& shape) {
          std::to_string(shape.height) + "x" + std::to_string(shape.channels);
 }
 
+edgewise_reference::PyramidSettings reference_settings(const PyramidParameters& p, const ImageShape& shape) {
+  using edgewise::ColorMode;
+  using edgewise::PyramidGuide;
+  using edgewise::PyramidPass;
+  const auto plan = edgewise::make_plan(edgewise::pyramid_spec(p), shape);
+  const auto& pp = static_cast<const edgewise::PyramidPlan&>(*plan);
+  edgewise_reference::PyramidSettings s;
+  s.mode = static_cast<edgewise_reference::Mode>(static_cast<int>(p.mode));
+  s.kernel = static_cast<edgewise_reference::Kernel>(static_cast<int>(p.kernel));
+  s.sigma_s = p.sigma_s;
+  s.radius = pp.radius;
+  s.levels = pp.levels;
+  s.gaussian_guide = p.guide == PyramidGuide::gaussian;
+  for (const std::vector<PyramidPass>& passes : pp.passes) {
+    std::vector<edgewise_reference::PyramidPassSettings> level;
+    for (const PyramidPass& pass : passes) {
+      edgewise_reference::PyramidPassSettings rs;
+      rs.first_channel = pass.first_plane;
+      rs.channels = pass.planes;
+      level.push_back(rs);
+    }
+    s.passes.push_back(level);
+  }
+  // sigma_r(k) = sigma-r gain(k) strength (x luma or chroma in lab mode),
+  // rounded to the float the level's bilateral plan is made from.
+  const std::vector<double> gains = edgewise::pyramid_level_sigma_r(1.0, pp.levels, 1.0, p.guide);
+  const bool lab = pp.lab;
+  for (int k = 0; k < pp.levels; ++k)
+    for (auto& pass : s.passes[size_t(k)]) {
+      double strength = double(p.strength) * (k > 0 ? double(p.coarse_strength) : 1.0);
+      if (lab) strength *= pass.first_channel == 0 ? double(p.luma_strength) : double(p.chroma_strength);
+      if (!lab && p.mode == ColorMode::lab) strength *= double(p.luma_strength);
+      pass.sigma_r = double(float(double(p.sigma_r) * gains[size_t(k)] * strength));
+    }
+  return s;
+}
+
+std::string describe(const PyramidParameters& p, const ImageShape& shape) {
+  edgewise::Settings settings;
+  settings.spec = edgewise::pyramid_spec(p);
+  return std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" + std::to_string(shape.channels) + " " +
+         edgewise::format_arguments(settings);
+}
+
+PyramidParameters pyramid_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index, int levels) {
+  using edgewise::PyramidGuide;
+  PyramidParameters p;
+  p.mode = mode;
+  p.kernel = kernel;
+  p.levels = levels;
+  p.sigma_s = index % 2 ? 1.0f : 2.0f;
+  p.radius = index % 3 == 0 ? 1 : 0;
+  p.sigma_r = mode == edgewise::ColorMode::lab ? 12.0f : 30.0f;
+  p.strength = 0.5f + 0.25f * float(index % 5);
+  p.coarse_strength = index % 3 == 1 ? 2.0f : 1.0f;
+  p.guide = index % 2 ? PyramidGuide::gaussian : PyramidGuide::laplacian;
+  p.luma_strength = index % 7 == 0 ? 0.0f : index % 3 == 0 ? 0.5f : 1.0f;
+  p.chroma_strength = index % 11 == 0 ? 0.0f : index % 4 == 0 ? 2.0f : 1.0f;
+  return p;
+}
+
 FloatImage run_cpu_buffers(const FilterSpec& spec, const FloatImage& image) {
   FloatImage output(image.shape());
   edgewise::RunOptions options;
@@ -315,6 +376,18 @@ FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budge
   options.backend_options.gpu_memory_budget = budget;
   FloatImage source = image, output(image.shape());
   edgewise::run_filter(spec, image.shape(), source, output, options);
+  return output;
+}
+
+FloatImage run_gpu_buffers(const FilterSpec& spec, const FloatImage& image, size_t budget) {
+  edgewise::RunOptions options;
+  options.backend = "cuda";
+  options.backend_options.gpu_memory_budget = budget;
+  FloatImage output(image.shape());
+  const edgewise::ImageBuffer in{const_cast<float*>(image.pixels().data()), image.shape(), edgewise::SampleType::f32,
+                                 0};
+  const edgewise::ImageBuffer out{output.pixels().data(), image.shape(), edgewise::SampleType::f32, 0};
+  edgewise::run_filter(spec, in, out, options);
   return output;
 }
 

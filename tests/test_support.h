@@ -17,9 +17,11 @@
 #include "float_image.h"
 #include "fourier.h"
 #include "nlm.h"
+#include "pyramid.h"
 #include "reference/bilateral_reference.h"
 #include "reference/fourier_reference.h"
 #include "reference/nlm_reference.h"
+#include "reference/pyramid_reference.h"
 
 namespace edgewise_test {
 
@@ -30,6 +32,7 @@ using edgewise::FloatImage;
 using edgewise::FourierParameters;
 using edgewise::ImageShape;
 using edgewise::NlmParameters;
+using edgewise::PyramidParameters;
 using edgewise_reference::ReferenceImage;
 
 // A fresh seed from std::random_device, or EDGEWISE_TEST_SEED when set, so a
@@ -121,6 +124,16 @@ FourierParameters fourier_sweep_case(edgewise::ColorMode mode, edgewise::RangeKe
 // turn), with `channels` channels.
 ImageShape fourier_sweep_shape(int index, int channels);
 
+// The pyramid filter's plan (levels, per-level passes and their sigma-r)
+// as its double reference takes them, and the values with the shape for a
+// trace.
+edgewise_reference::PyramidSettings reference_settings(const PyramidParameters& p, const ImageShape& shape);
+std::string describe(const PyramidParameters& p, const ImageShape& shape);
+// Case `index` of a sweep over modes and kernels at `levels` levels:
+// sigma-s, radius, strength, coarse strength, guide and lab's luminance and
+// colour strengths (0 every seventh and eleventh case) varied with the index.
+PyramidParameters pyramid_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index, int levels);
+
 // run_filter on the CPU backend with the given options (backend forced to cpu).
 FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::RunOptions options = {});
 // run_filter on the CPU backend from and into whole f32 buffers in memory
@@ -129,6 +142,9 @@ FloatImage run_cpu_buffers(const FilterSpec& spec, const FloatImage& image);
 // run_filter on the CUDA backend, rows streamed, within `budget` bytes of
 // GPU memory (REQUIRE_GPU first).
 FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30);
+// The same from and into whole f32 buffers in memory (the raw-buffer path:
+// float samples uploaded as they are).
+FloatImage run_gpu_buffers(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30);
 
 struct Difference {
   double max_abs = 0.0;

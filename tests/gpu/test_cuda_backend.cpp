@@ -16,18 +16,6 @@ namespace {
 using namespace edgewise;
 using namespace edgewise_test;
 
-// The raw-buffer path: float samples uploaded as they are.
-FloatImage run_gpu_buffers(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30) {
-  RunOptions options;
-  options.backend = "cuda";
-  options.backend_options.gpu_memory_budget = budget;
-  FloatImage output(image.shape());
-  const ImageBuffer in{const_cast<float*>(image.pixels().data()), image.shape(), SampleType::f32, 0};
-  const ImageBuffer out{output.pixels().data(), image.shape(), SampleType::f32, 0};
-  run_filter(spec, in, out, options);
-  return output;
-}
-
 // Both GPU pipelines (streamed floats, whole buffers) against the double
 // reference, within 1e-4 on 0..1 values.
 void expect_gpu_matches_reference(const FilterSpec& spec, const FloatImage& image) {
