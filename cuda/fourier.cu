@@ -32,6 +32,8 @@
 #include <map>
 #include <vector>
 
+#include <cuda_pipeline.h>
+
 #include "color_lab.h"
 #include "device_resources.h"
 #include "fourier_cuda.h"
@@ -45,11 +47,11 @@ namespace {
 constexpr int kPassTerms = 8;          // terms a pass: Y holds 2 x 8 + 1 lanes a channel
 constexpr int kTermsPerThread = 3;     // column kernel: a thread's terms
 constexpr int kColumnThreads = 64;     // column kernel: columns a block
-constexpr int kChunkRows = 24;         // column kernel: rows between checkpoints (shared memory: 43 KB a block)
-constexpr int kRowThreads = 256;       // row kernel: segments a row
-constexpr int kMaxGroupLanes = 9;      // row kernel: lanes in shared memory at a time (alpha and four terms)
-constexpr int kMaxGroupTerms = 4;
-constexpr int kBatch = 8;              // recursion steps whose loads are issued together
+constexpr int kChunkRows = 12;         // column kernel: rows between checkpoints (shared memory: 21.5 KB a block)
+constexpr int kColumnBlocksPerSM = 10;  // column kernel: 20 warps an SM (at most 96 registers a thread)
+constexpr int kRowThreads = 512;       // row kernel: segments a row
+constexpr int kMaxSegment = 13;        // row kernel: segments up to this long combine each pixel once
+constexpr int kBatch = 4;              // recursion steps whose loads are issued together
 constexpr unsigned kAllLanes = 0xffffffffu;
 
 // One pass's terms k = first .. first + count - 1 and their constants per
@@ -90,12 +92,15 @@ __device__ Sample load_sample(const BandView& in, int c, int i, int x) {
   return {in.channel(c)[at], in.alpha ? in.alpha[at] : 1.0f};
 }
 
-// A thread's lanes of a sample: alpha, then cos and sin of its Terms terms
-// from the one at `frequency` on (the later ones by rotation through
-// `base`, term 1's angle, which is the first term's when `from_term_1`).
-template <int Terms>
-__device__ void sample_lanes(Sample s, float frequency, float base, bool from_term_1, float (&lane)[2 * Terms + 1]) {
-  lane[0] = s.a;
+// A thread's lanes of a sample: with an alpha plane (Alpha) alpha, then
+// cos and sin of its Terms terms from the one at `frequency` on (the later
+// ones by rotation through `base`, term 1's angle, which is the first
+// term's when `from_term_1`), times alpha.
+template <int Terms, bool Alpha>
+__device__ __forceinline__ void sample_lanes(Sample s, float frequency, float base, bool from_term_1,
+                                             float (&lane)[(Alpha ? 1 : 0) + 2 * Terms]) {
+  constexpr int o = Alpha ? 1 : 0;
+  if (Alpha) lane[0] = s.a;
   float c = fourier_term(s.u, frequency, 0.25f), sn = fourier_term(s.u, frequency, 0.0f);
   float base_c = c, base_s = sn;
   if (Terms > 1 && !from_term_1) {
@@ -104,8 +109,8 @@ __device__ void sample_lanes(Sample s, float frequency, float base, bool from_te
   }
 #pragma unroll
   for (int t = 0; t < Terms; ++t) {
-    lane[1 + 2 * t] = c * s.a;
-    lane[2 + 2 * t] = sn * s.a;
+    lane[o + 2 * t] = Alpha ? c * s.a : c;
+    lane[o + 2 * t + 1] = Alpha ? sn * s.a : sn;
     if (t + 1 < Terms) fourier_rotate(c, sn, base_c, base_s);
   }
 }
@@ -128,18 +133,24 @@ __device__ void walk(int from, int to, int dir, Load load, Step step) {
     if (b < count) step(i + dir * b, load(i + dir * b));
 }
 
-struct SamplePair {
-  Sample entering, leaving;
-};
-
-// Column pass, recursive: Y's lanes of this thread's terms for every
-// output row (see the file's header).
-template <int Terms>
-__global__ void __launch_bounds__(kColumnThreads)
-    fourier_columns_kernel(FourierParams p, PassTerms pass, BandView in, float* Y, float* checkpoints, int chunks) {
-  constexpr int L = 2 * Terms + 1;
+// Column pass, recursive: Y's lanes of this thread's terms for the output
+// rows of its part (see the file's header). Alpha: the band has an alpha
+// plane (lane 0 holds it on the first pass's first thread; every lane is
+// weighted by it). A column is cut into `parts` of whole chunks, a thread
+// each (blockIdx.z = part * term threads + term thread): a part starts its
+// upward walk r + 1 rows below its last chunk (or at the band's end) and
+// its downward walk r + 1 rows above its first chunk (or at the band's
+// top); after r + 1 steps both hold exactly the window's samples (the
+// truncated recursion), as the whole column would (up to rounding). More parts, more threads in flight: the kernel has too
+// few otherwise (a thread per column and term group).
+template <int Terms, bool Alpha>
+__global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
+    fourier_columns_kernel(FourierParams p, PassTerms pass, BandView in, int stride, float* Y, float* checkpoints,
+                           int chunks, int term_threads, int part_chunks) {
+  constexpr int o = Alpha ? 1 : 0, L = o + 2 * Terms;
   __shared__ float anticausal[kChunkRows][L][kColumnThreads];
-  const int x = int(blockIdx.x) * kColumnThreads + int(threadIdx.x), c = int(blockIdx.y), z = int(blockIdx.z);
+  const int x = int(blockIdx.x) * kColumnThreads + int(threadIdx.x), c = int(blockIdx.y);
+  const int z = int(blockIdx.z) % term_threads, part = int(blockIdx.z) / term_threads;
   if (x >= in.width) return;  // each thread on its own: no barriers below
   const int column = x;
   const int first_term = z * Terms, count = min(Terms, pass.count - first_term);
@@ -147,71 +158,84 @@ __global__ void __launch_bounds__(kColumnThreads)
   const float frequency = pass.frequency[c][first_term], base = pass.base[c];
   const bool from_term_1 = pass.first + first_term == 1;
   const int rows = in.rows, r = p.radius, reach = in.reach, out_rows = in.out_rows, width = in.width;
-  // Which lanes this thread keeps: alpha on the first thread, its terms'.
-  auto kept = [&](int l) { return l == 0 ? alpha_lane : (l - 1) / 2 < count; };
+  const int first_chunk = part * part_chunks, end_chunk = min(chunks, first_chunk + part_chunks);
+  // Which lanes this thread keeps: alpha on the first thread of the first
+  // pass, its terms'; and where they go in Y.
+  auto kept = [&](int l) { return Alpha && l == 0 ? alpha_lane : (l - o) / 2 < count; };
+  auto y_lane = [&](int l) { return Alpha && l == 0 ? 0 : pass.alpha_lanes + 2 * first_term + (l - o); };
   float* own_checkpoints =
-      checkpoints + (size_t(c) * gridDim.z + size_t(z)) * size_t(chunks) * L * 4 * size_t(width) + size_t(column);
-  auto checkpoint = [&](int q, int l, int part) -> float& {
-    return own_checkpoints[((size_t(q) * L + size_t(l)) * 4 + size_t(part)) * size_t(width)];
+      checkpoints + (size_t(c) * size_t(term_threads) + size_t(z)) * size_t(chunks) * L * 4 * size_t(width) +
+      size_t(column);
+  auto checkpoint = [&](int q, int l, int half) -> float& {
+    return own_checkpoints[((size_t(q) * L + size_t(l)) * 4 + size_t(half)) * size_t(width)];
   };
-  auto pair_at = [&](int i, int leaving) {
-    return SamplePair{load_sample(in, c, i, column), load_sample(in, c, leaving, column)};
+  struct Pair {
+    Sample entering, leaving;
+  };
+  auto lanes_of = [&](const Pair& s, float (&entering)[L], float (&leaving)[L]) {
+    sample_lanes<Terms, Alpha>(s.entering, frequency, base, from_term_1, entering);
+    sample_lanes<Terms, Alpha>(s.leaving, frequency, base, from_term_1, leaving);
+  };
+  // Both walks of a part start as the CPU's chunks do: as if the samples
+  // beyond the start repeated it (a constant run, the clamp-to-edge start
+  // at the band's ends), which r + 1 steps replace by the true window.
+  auto start_at = [&](FourierRecursion<float>(&recursion)[L], int row) {
+    float lane[L];
+    sample_lanes<Terms, Alpha>(load_sample(in, c, row, column), frequency, base, from_term_1, lane);
+#pragma unroll
+    for (int l = 0; l < L; ++l) recursion[l].start(p, lane[l]);
   };
   FourierRecursion<float> anti[L], causal[L];
   // The last output row of chunk q is band row boundary(q) - 1; the
   // checkpoint is the anticausal state after stepping boundary(q).
   auto boundary = [&](int q) { return reach + min((q + 1) * kChunkRows, out_rows); };
 
-  {  // Upwards from the band's last row (clamp-to-edge start): the checkpoints.
-    float lane[L];
-    sample_lanes<Terms>(load_sample(in, c, rows - 1, column), frequency, base, from_term_1, lane);
-#pragma unroll
-    for (int l = 0; l < L; ++l) anti[l].start(p, lane[l]);
-    int q = chunks - 1;
-    walk(rows - 1, boundary(0), -1, [&](int i) { return pair_at(i, min(i + r + 1, rows - 1)); },
-         [&](int i, const SamplePair& s) {
+  {  // Upwards: the checkpoints of this part's chunks.
+    const int top = min(boundary(end_chunk - 1) + r + 1, rows - 1);
+    start_at(anti, top);
+    int q = end_chunk - 1;
+    walk(top, boundary(first_chunk), -1,
+         [&](int i) { return Pair{load_sample(in, c, i, column), load_sample(in, c, min(i + r + 1, top), column)}; },
+         [&](int i, const Pair& s) {
            float entering[L], leaving[L];
-           sample_lanes<Terms>(s.entering, frequency, base, from_term_1, entering);
-           sample_lanes<Terms>(s.leaving, frequency, base, from_term_1, leaving);
+           lanes_of(s, entering, leaving);
 #pragma unroll
            for (int l = 0; l < L; ++l)
              if (kept(l)) anti[l].step(p, entering[l], leaving[l]);
-           if (q >= 0 && i == boundary(q)) {
+           if (q >= first_chunk && i == boundary(q)) {
 #pragma unroll
              for (int l = 0; l < L; ++l)
-                 if (kept(l))
+               if (kept(l))
 #pragma unroll
-                   for (int sec = 0; sec < 2; ++sec) {
-                     checkpoint(q, l, 2 * sec) = anti[l].section[sec].re;
-                     checkpoint(q, l, 2 * sec + 1) = anti[l].section[sec].im;
-                   }
+                 for (int sec = 0; sec < 2; ++sec) {
+                   checkpoint(q, l, 2 * sec) = anti[l].section[sec].re;
+                   checkpoint(q, l, 2 * sec + 1) = anti[l].section[sec].im;
+                 }
              --q;
            }
          });
   }
 
-  // Downwards: the top halo, then chunk by chunk.
-  {
-    float lane[L];
-    sample_lanes<Terms>(load_sample(in, c, 0, column), frequency, base, from_term_1, lane);
-#pragma unroll
-    for (int l = 0; l < L; ++l) causal[l].start(p, lane[l]);
-  }
-  auto causal_step = [&](const SamplePair& s, float (&y)[L], float (&entering)[L]) {
+  // Downwards: from r + 1 rows above the part (the band's top at most),
+  // then chunk by chunk.
+  const int part_top = reach + first_chunk * kChunkRows, low = max(part_top - r - 1, 0);
+  start_at(causal, low);
+  auto down_pair = [&](int i) {
+    return Pair{load_sample(in, c, i, column), load_sample(in, c, max(i - r - 1, low), column)};
+  };
+  auto causal_step = [&](const Pair& s, float (&y)[L], float (&entering)[L]) {
     float leaving[L];
-    sample_lanes<Terms>(s.entering, frequency, base, from_term_1, entering);
-    sample_lanes<Terms>(s.leaving, frequency, base, from_term_1, leaving);
+    lanes_of(s, entering, leaving);
 #pragma unroll
     for (int l = 0; l < L; ++l) y[l] = kept(l) ? causal[l].step(p, entering[l], leaving[l]) : 0.0f;
   };
-  if (reach > 0)
-    walk(0, reach - 1, 1, [&](int i) { return pair_at(i, max(i - r - 1, 0)); },
-         [&](int, const SamplePair& s) {
-           float y[L], entering[L];
-           causal_step(s, y, entering);
-         });
-  const size_t plane = size_t(out_rows) * size_t(width);
-  for (int q = 0; q < chunks; ++q) {
+  if (part_top > low)
+    walk(low, part_top - 1, 1, down_pair, [&](int, const Pair& s) {
+      float y[L], entering[L];
+      causal_step(s, y, entering);
+    });
+  const size_t plane = size_t(out_rows) * size_t(stride);
+  for (int q = first_chunk; q < end_chunk; ++q) {
     const int start = reach + q * kChunkRows, end = boundary(q);
 #pragma unroll
     for (int l = 0; l < L; ++l)
@@ -221,55 +245,54 @@ __global__ void __launch_bounds__(kColumnThreads)
           anti[l].section[sec].re = checkpoint(q, l, 2 * sec);
           anti[l].section[sec].im = checkpoint(q, l, 2 * sec + 1);
         }
-    walk(end - 1, start, -1, [&](int i) { return pair_at(i, min(i + r + 1, rows - 1)); },
-         [&](int i, const SamplePair& s) {
+    walk(end - 1, start, -1,
+         [&](int i) { return Pair{load_sample(in, c, i, column), load_sample(in, c, min(i + r + 1, rows - 1), column)}; },
+         [&](int i, const Pair& s) {
            float entering[L], leaving[L];
-           sample_lanes<Terms>(s.entering, frequency, base, from_term_1, entering);
-           sample_lanes<Terms>(s.leaving, frequency, base, from_term_1, leaving);
+           lanes_of(s, entering, leaving);
 #pragma unroll
            for (int l = 0; l < L; ++l)
              if (kept(l))
                anticausal[i - start][l][threadIdx.x] =
                    anti[l].step(p, entering[l], leaving[l]) - entering[l] * p.centre;
          });
-    walk(start, end - 1, 1, [&](int i) { return pair_at(i, max(i - r - 1, 0)); },
-         [&](int i, const SamplePair& s) {
-           float y[L], entering[L];
-           causal_step(s, y, entering);
-           const size_t row_at = size_t(i - reach) * size_t(width) + size_t(x);
+    walk(start, end - 1, 1, down_pair, [&](int i, const Pair& s) {
+      float y[L], entering[L];
+      causal_step(s, y, entering);
+      const size_t row_at = size_t(i - reach) * size_t(stride) + size_t(x);
 #pragma unroll
-           for (int l = 0; l < L; ++l) {
-             if (!kept(l)) continue;
-             const int lane = l == 0 ? 0 : pass.alpha_lanes + 2 * first_term + (l - 1);
-             Y[(size_t(c) * pass.lanes + size_t(lane)) * plane + row_at] = y[l] + anticausal[i - start][l][threadIdx.x];
-           }
-         });
+      for (int l = 0; l < L; ++l)
+        if (kept(l))
+          Y[(size_t(c) * pass.lanes + size_t(y_lane(l))) * plane + row_at] = y[l] + anticausal[i - start][l][threadIdx.x];
+    });
   }
 }
 
 // Column pass, direct taps (sigma-s <= 2): a thread per (column, channel,
 // term) with the window's lane values in registers, each computed once.
 __global__ void __launch_bounds__(kColumnThreads)
-    fourier_column_taps_kernel(PassTerms pass, Taps taps, BandView in, float* Y) {
+    fourier_column_taps_kernel(PassTerms pass, Taps taps, BandView in, int stride, float* Y) {
   constexpr int L = 3, W = 2 * kDirectRadius + 1;
   const int x = int(blockIdx.x) * kColumnThreads + int(threadIdx.x), c = int(blockIdx.y), term = int(blockIdx.z);
   if (x >= in.width) return;
   const bool alpha_lane = term == 0 && pass.alpha_lanes;
   const float frequency = pass.frequency[c][term];
-  const int rows = in.rows, reach = in.reach, width = in.width;
+  const int rows = in.rows, reach = in.reach;
   float window[W][L];
   auto band_row = [&](int i) { return min(max(i, 0), rows - 1); };  // taps past r are 0
 #pragma unroll
   for (int n = 1; n < W; ++n)
-    sample_lanes<1>(load_sample(in, c, band_row(reach - kDirectRadius - 1 + n), x), frequency, frequency, true, window[n]);
-  const size_t plane = size_t(in.out_rows) * size_t(width);
+    sample_lanes<1, true>(load_sample(in, c, band_row(reach - kDirectRadius - 1 + n), x), frequency, frequency, true,
+                          window[n]);
+  const size_t plane = size_t(in.out_rows) * size_t(stride);
   for (int j = 0; j < in.out_rows; ++j) {
 #pragma unroll
     for (int n = 0; n + 1 < W; ++n)
 #pragma unroll
       for (int l = 0; l < L; ++l) window[n][l] = window[n + 1][l];
-    sample_lanes<1>(load_sample(in, c, band_row(j + reach + kDirectRadius), x), frequency, frequency, true, window[W - 1]);
-    const size_t row_at = size_t(j) * size_t(width) + size_t(x);
+    sample_lanes<1, true>(load_sample(in, c, band_row(j + reach + kDirectRadius), x), frequency, frequency, true,
+                          window[W - 1]);
+    const size_t row_at = size_t(j) * size_t(stride) + size_t(x);
 #pragma unroll
     for (int l = 0; l < L; ++l) {
       if (l == 0 && !alpha_lane) continue;
@@ -288,266 +311,281 @@ __global__ void __launch_bounds__(kColumnThreads)
 // segment keeps a warp's shared-memory reads on distinct banks. power and
 // last_power: z_i^segment and z_i^last per section, for the carries.
 struct RowLayout {
-  int width, segment, active, last;
-  int group_lanes;             // lanes in shared memory at a time
-  int carry_floats;            // the carries' shared memory: 8 floats a lane and segment (recursive)
-  bool shared_sums;            // D, E, A in shared memory (else in the partial sums' rows)
+  int width, stride;  // pixels; floats between rows of Y and of the shared rows (a multiple of 4)
+  int segment, active, last;
+  int buffers;       // groups' lane buffers in shared memory: 2 loads the next group during this one
+  bool shared_sums;  // D, E, A in shared memory (else in the partial sums' rows)
   float power_re[2], power_im[2], last_re[2], last_im[2];
 };
 
-// One group of a row's lanes: alpha (when `alpha`), then `terms` terms from
-// pass term `first_term` on, at lanes[l * width + x].
-struct LaneGroup {
-  const float* lanes;
-  int count;  // lanes
-  bool alpha;
-  int first_term, terms;
+// A group of the row kernel: one term's cos and sin lanes, or alpha alone.
+// Its constants are read once (runtime indices into the pass's tables).
+struct GroupConstants {
+  float frequency, cosine, sine;
 };
 
-// The pixel's D, E and A shares of the group's blurred lanes y.
-template <bool Alpha>
-__device__ __forceinline__ void combine(const PassTerms& pass, int c, const LaneGroup& group, float u, const float (&y)[kMaxGroupLanes],
-                        float& d, float& e, float& a) {
-  constexpr int o = Alpha ? 1 : 0;
-  if (Alpha) {
-    d += pass.a0[c] * y[0];
-    a += y[0];
+// The segment's scan (section sec of a lane, one direction) for the warp
+// running it: the segments' own states in `states` become their true
+// starts. Lanes of the warp take runs of segments in the order the
+// direction visits them; runs are joined by shuffles (fourier_carry: the
+// recursion is linear). `outside`: the state before the first segment.
+__device__ void scan_segments(const RowLayout& g, int dir, int sec, FourierSection<float> outside, float2* states) {
+  const int lane = int(threadIdx.x) % 32, run = (g.active + 31) / 32;
+  auto segment_of = [&](int position) { return dir == 0 ? position : g.active - 1 - position; };
+  const float full_re = g.power_re[sec], full_im = g.power_im[sec], last_re = g.last_re[sec],
+              last_im = g.last_im[sec];
+  const int from = min(lane * run, g.active), to = min(from + run, g.active);
+  FourierSection<float> sum{0.0f, 0.0f}, power{1.0f, 0.0f};  // this lane's run: state = sum + power * start
+  for (int position = from; position < to; ++position) {
+    const int s = segment_of(position);
+    const bool last = s == g.active - 1;
+    const float step_re = last ? last_re : full_re, step_im = last ? last_im : full_im;
+    sum = fourier_carry(FourierSection<float>{states[s].x, states[s].y}, sum, step_re, step_im);
+    power = fourier_carry(FourierSection<float>{0.0f, 0.0f}, power, step_re, step_im);
   }
-  const float frequency = pass.frequency[c][group.first_term], base = pass.base[c];
-  float cs = fourier_term(u, frequency, 0.25f), sn = fourier_term(u, frequency, 0.0f);
-  float base_c = cs, base_s = sn;
-  if (group.terms > 1 && pass.first + group.first_term != 1) {
-    base_c = fourier_term(u, base, 0.25f);
-    base_s = fourier_term(u, base, 0.0f);
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const FourierSection<float> before_sum{__shfl_up_sync(kAllLanes, sum.re, offset),
+                                           __shfl_up_sync(kAllLanes, sum.im, offset)};
+    const FourierSection<float> before_power{__shfl_up_sync(kAllLanes, power.re, offset),
+                                             __shfl_up_sync(kAllLanes, power.im, offset)};
+    if (lane >= offset) {
+      sum = fourier_carry(sum, before_sum, power.re, power.im);
+      power = fourier_carry(FourierSection<float>{0.0f, 0.0f}, before_power, power.re, power.im);
+    }
   }
-  float dk = 0.0f, ek = 0.0f;
-#pragma unroll
-  for (int m = 0; m < kMaxGroupTerms; ++m) {
-    if (m >= group.terms) break;
-    const float yc = y[o + 2 * m], ys = y[o + 2 * m + 1];
-    const int t = group.first_term + m;
-    dk += pass.cosine[c][t] * (cs * yc + sn * ys);
-    ek += pass.sine[c][t] * (cs * ys - sn * yc);
-    fourier_rotate(cs, sn, base_c, base_s);
+  FourierSection<float> start_sum{__shfl_up_sync(kAllLanes, sum.re, 1), __shfl_up_sync(kAllLanes, sum.im, 1)};
+  FourierSection<float> start_power{__shfl_up_sync(kAllLanes, power.re, 1), __shfl_up_sync(kAllLanes, power.im, 1)};
+  if (lane == 0) {
+    start_sum = {0.0f, 0.0f};
+    start_power = {1.0f, 0.0f};
   }
-  d += dk;
-  e += ek;
+  FourierSection<float> state = fourier_carry(start_sum, outside, start_power.re, start_power.im);
+  for (int position = from; position < to; ++position) {
+    const int s = segment_of(position);
+    const bool last = s == g.active - 1;
+    const FourierSection<float> own{states[s].x, states[s].y};
+    states[s] = make_float2(state.re, state.im);
+    state = fourier_carry(own, state, last ? last_re : full_re, last ? last_im : full_im);
+  }
 }
 
-// The segment's pixels, blurred along the row and combined (recursive).
-template <bool Alpha>
-__device__ __forceinline__ void filter_segment(const FourierParams& p, const PassTerms& pass, const RowLayout& g, int c,
-                               const LaneGroup& group, const float* u, float* D, float* E, float* A,
-                               float2* carries) {
-  const int t = int(threadIdx.x), width = g.width, r = p.radius, n_lanes = group.count;
+// The pixel's D, E and A shares of a group's blurred lanes y (Lanes 1:
+// alpha; 2: a term's cos and sin lanes).
+template <int Lanes>
+__device__ __forceinline__ void combine(const GroupConstants& k, float a0, float u, const float (&y)[2], float& d,
+                                        float& e, float& a) {
+  if (Lanes == 1) {
+    d += a0 * y[0];
+    a += y[0];
+  } else {
+    const float cs = fourier_term(u, k.frequency, 0.25f), sn = fourier_term(u, k.frequency, 0.0f);
+    d += k.cosine * (cs * y[0] + sn * y[1]);
+    e += k.sine * (cs * y[1] - sn * y[0]);
+  }
+}
+
+// The group's lanes x (Lanes rows of the shared stride) blurred along the
+// row over this thread's segment and combined into D, E, A: recursive
+// (segments from a zero state, the scan, segments again from their true
+// starts) or by the window's taps.
+template <bool Recursive, int Lanes>
+__device__ __forceinline__ void filter_group(const FourierParams& p, const Taps& taps, const RowLayout& g,
+                                             const GroupConstants& k, float a0, const float* x, const float* u,
+                                             float* D, float* E, float* A, float2* carries) {
+  const int t = int(threadIdx.x), width = g.width, stride = g.stride, r = p.radius;
   const int first = t * g.segment, end = min(first + g.segment, width);
-  const float* x = group.lanes;
-  auto chain = [&](int l, int dir, int sec) { return carries + ((l * 2 + dir) * 2 + sec) * g.active; };
-  FourierRecursion<float> causal[kMaxGroupLanes], anti[kMaxGroupLanes];
   const bool active = t < g.active;
+  if (!Recursive) {
+    if (!active) return;
+    for (int n = first; n < end; ++n) {
+      float y[2] = {0.0f, 0.0f};
+#pragma unroll
+      for (int l = 0; l < Lanes; ++l) {
+        const float* lane = x + l * stride;
+        float sum = lane[n] * taps.tap[0];
+#pragma unroll
+        for (int m = 1; m <= kDirectRadius; ++m)
+          sum += (lane[max(n - m, 0)] + lane[min(n + m, width - 1)]) * taps.tap[m];
+        y[l] = sum;
+      }
+      float a = 0.0f;
+      combine<Lanes>(k, a0, u[n], y, D[n], E[n], a);
+      if (Lanes == 1) A[n] += a;
+    }
+    return;
+  }
+  auto chain = [&](int l, int dir, int sec) { return carries + ((l * 2 + dir) * 2 + sec) * g.active; };
+  FourierRecursion<float> causal[Lanes], anti[Lanes];
   // 1. Each segment from a zero state: its own end states.
   if (active) {
 #pragma unroll
-    for (int l = 0; l < kMaxGroupLanes; ++l) {
+    for (int l = 0; l < Lanes; ++l) {
       causal[l].clear();
       anti[l].clear();
     }
     for (int n = first; n < end; ++n)
 #pragma unroll
-      for (int l = 0; l < kMaxGroupLanes; ++l)
-        if (l < n_lanes) causal[l].step(p, x[l * width + n], x[l * width + max(n - r - 1, 0)]);
+      for (int l = 0; l < Lanes; ++l)
+        causal[l].step(p, x[l * stride + n], x[l * stride + max(n - r - 1, 0)]);
     for (int n = end - 1; n >= first; --n)
 #pragma unroll
-      for (int l = 0; l < kMaxGroupLanes; ++l)
-        if (l < n_lanes) anti[l].step(p, x[l * width + n], x[l * width + min(n + r + 1, width - 1)]);
+      for (int l = 0; l < Lanes; ++l)
+        anti[l].step(p, x[l * stride + n], x[l * stride + min(n + r + 1, width - 1)]);
 #pragma unroll
-    for (int l = 0; l < kMaxGroupLanes; ++l)
-      if (l < n_lanes)
+    for (int l = 0; l < Lanes; ++l)
 #pragma unroll
-        for (int sec = 0; sec < 2; ++sec) {
-          chain(l, 0, sec)[t] = make_float2(causal[l].section[sec].re, causal[l].section[sec].im);
-          chain(l, 1, sec)[t] = make_float2(anti[l].section[sec].re, anti[l].section[sec].im);
-        }
+      for (int sec = 0; sec < 2; ++sec) {
+        chain(l, 0, sec)[t] = make_float2(causal[l].section[sec].re, causal[l].section[sec].im);
+        chain(l, 1, sec)[t] = make_float2(anti[l].section[sec].re, anti[l].section[sec].im);
+      }
   }
   __syncthreads();
-  // 2. The segments' true starts: a scan per chain (lane, direction,
-  // section), a warp each, its lanes over runs of segments in the order the
-  // direction visits them, joined by shuffles.
-  {
-    const int warp = t / 32, lane = t % 32, warps = kRowThreads / 32, chains = n_lanes * 4;
-    const int run = (g.active + 31) / 32;
-    for (int ch = warp; ch < chains; ch += warps) {
-      const int l = ch / 4, dir = (ch / 2) % 2, sec = ch % 2;
-      float2* states = carries + ch * g.active;
-      auto segment_of = [&](int position) { return dir == 0 ? position : g.active - 1 - position; };
-      auto power_of = [&](int s) {
-        return s == g.active - 1 ? FourierSection<float>{g.last_re[sec], g.last_im[sec]}
-                                 : FourierSection<float>{g.power_re[sec], g.power_im[sec]};
-      };
-      const int from = min(lane * run, g.active), to = min(from + run, g.active);
-      FourierSection<float> sum{0.0f, 0.0f}, power{1.0f, 0.0f};  // this lane's run: state = sum + power * start
-      for (int position = from; position < to; ++position) {
-        const int s = segment_of(position);
-        const FourierSection<float> own{states[s].x, states[s].y}, step = power_of(s);
-        sum = fourier_carry(own, sum, step.re, step.im);
-        power = fourier_carry(FourierSection<float>{0.0f, 0.0f}, power, step.re, step.im);
-      }
-      for (int offset = 1; offset < 32; offset <<= 1) {
-        const FourierSection<float> before_sum{__shfl_up_sync(kAllLanes, sum.re, offset),
-                                               __shfl_up_sync(kAllLanes, sum.im, offset)};
-        const FourierSection<float> before_power{__shfl_up_sync(kAllLanes, power.re, offset),
-                                                 __shfl_up_sync(kAllLanes, power.im, offset)};
-        if (lane >= offset) {
-          sum = fourier_carry(sum, before_sum, power.re, power.im);
-          power = fourier_carry(FourierSection<float>{0.0f, 0.0f}, before_power, power.re, power.im);
-        }
-      }
-      FourierSection<float> start_sum{__shfl_up_sync(kAllLanes, sum.re, 1), __shfl_up_sync(kAllLanes, sum.im, 1)};
-      FourierSection<float> start_power{__shfl_up_sync(kAllLanes, power.re, 1),
-                                        __shfl_up_sync(kAllLanes, power.im, 1)};
-      if (lane == 0) {
-        start_sum = {0.0f, 0.0f};
-        start_power = {1.0f, 0.0f};
-      }
-      // The state before the first segment: a constant run of the edge sample.
-      const float edge = x[l * width + (dir == 0 ? 0 : width - 1)];
-      const FourierSection<float> outside{edge * p.steady_re[sec], edge * p.steady_im[sec]};
-      FourierSection<float> state = fourier_carry(start_sum, outside, start_power.re, start_power.im);
-      for (int position = from; position < to; ++position) {
-        const int s = segment_of(position);
-        const FourierSection<float> own{states[s].x, states[s].y}, step = power_of(s);
-        states[s] = make_float2(state.re, state.im);
-        state = fourier_carry(own, state, step.re, step.im);
-      }
-    }
+  // 2. The segments' true starts: a warp a chain (lane, direction, section).
+  for (int ch = t / 32; ch < Lanes * 4; ch += kRowThreads / 32) {
+    const int l = ch / 4, dir = (ch / 2) % 2, sec = ch % 2;
+    const float edge = x[l * stride + (dir == 0 ? 0 : width - 1)];  // a constant run before the first segment
+    scan_segments(g, dir, sec, FourierSection<float>{edge * p.steady_re[sec], edge * p.steady_im[sec]},
+                  carries + ch * g.active);
   }
   __syncthreads();
   if (!active) return;
   // 3. Each segment again from its true start, combined as it goes.
 #pragma unroll
-  for (int l = 0; l < kMaxGroupLanes; ++l)
-    if (l < n_lanes)
+  for (int l = 0; l < Lanes; ++l)
 #pragma unroll
-      for (int sec = 0; sec < 2; ++sec) {
-        const float2 before = chain(l, 0, sec)[t], after = chain(l, 1, sec)[t];
-        causal[l].section[sec] = {before.x, before.y};
-        anti[l].section[sec] = {after.x, after.y};
-      }
-  for (int n = end - 1; n >= first; --n) {
-    float y[kMaxGroupLanes];
-#pragma unroll
-    for (int l = 0; l < kMaxGroupLanes; ++l) {
-      y[l] = 0.0f;
-      if (l >= n_lanes) continue;
-      const float v = x[l * width + n];
-      y[l] = anti[l].step(p, v, x[l * width + min(n + r + 1, width - 1)]) - v * p.centre;
+    for (int sec = 0; sec < 2; ++sec) {
+      const float2 before = chain(l, 0, sec)[t], after = chain(l, 1, sec)[t];
+      causal[l].section[sec] = {before.x, before.y};
+      anti[l].section[sec] = {after.x, after.y};
     }
+  auto anticausal_at = [&](int n, int l) {
+    const float v = x[l * stride + n];
+    return anti[l].step(p, v, x[l * stride + min(n + r + 1, width - 1)]) - v * p.centre;
+  };
+  auto causal_at = [&](int n, int l) {
+    return causal[l].step(p, x[l * stride + n], x[l * stride + max(n - r - 1, 0)]);
+  };
+  auto add = [&](int n, const float (&y)[2]) {
     float a = 0.0f;
-    combine<Alpha>(pass, c, group, u[n], y, D[n], E[n], a);
-    if (Alpha) A[n] += a;
+    combine<Lanes>(k, a0, u[n], y, D[n], E[n], a);
+    if (Lanes == 1) A[n] += a;
+  };
+  if (end - first <= kMaxSegment) {
+    // Short segments (rows up to kRowThreads x kMaxSegment): the
+    // anticausal halves wait in registers, so each pixel's term values are
+    // computed once.
+    float held[kMaxSegment][Lanes];
+#pragma unroll
+    for (int i = kMaxSegment - 1; i >= 0; --i)
+      if (first + i < end)
+#pragma unroll
+        for (int l = 0; l < Lanes; ++l) held[i][l] = anticausal_at(first + i, l);
+#pragma unroll
+    for (int i = 0; i < kMaxSegment; ++i)
+      if (first + i < end) {
+        float y[2] = {0.0f, 0.0f};
+#pragma unroll
+        for (int l = 0; l < Lanes; ++l) y[l] = held[i][l] + causal_at(first + i, l);
+        add(first + i, y);
+      }
+    return;
+  }
+  for (int n = end - 1; n >= first; --n) {
+    float y[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int l = 0; l < Lanes; ++l) y[l] = anticausal_at(n, l);
+    add(n, y);
   }
   for (int n = first; n < end; ++n) {
-    float y[kMaxGroupLanes];
+    float y[2] = {0.0f, 0.0f};
 #pragma unroll
-    for (int l = 0; l < kMaxGroupLanes; ++l)
-      y[l] = l < n_lanes ? causal[l].step(p, x[l * width + n], x[l * width + max(n - r - 1, 0)]) : 0.0f;
-    float a = 0.0f;
-    combine<Alpha>(pass, c, group, u[n], y, D[n], E[n], a);
-    if (Alpha) A[n] += a;
+    for (int l = 0; l < Lanes; ++l) y[l] = causal_at(n, l);
+    add(n, y);
   }
 }
 
-// The segment's pixels by the window's taps (sigma-s <= 2).
-template <bool Alpha>
-__device__ __forceinline__ void filter_segment_taps(const Taps& taps, const PassTerms& pass, const RowLayout& g, int c,
-                                    const LaneGroup& group, const float* u, float* D, float* E, float* A) {
-  const int t = int(threadIdx.x), width = g.width, n_lanes = group.count;
-  if (t >= g.active) return;
-  const int first = t * g.segment, end = min(first + g.segment, width);
-  const float* x = group.lanes;
-  for (int n = first; n < end; ++n) {
-    float y[kMaxGroupLanes];
-#pragma unroll
-    for (int l = 0; l < kMaxGroupLanes; ++l) {
-      y[l] = 0.0f;
-      if (l >= n_lanes) continue;
-      const float* lane = x + l * width;
-      float sum = lane[n] * taps.tap[0];
-#pragma unroll
-      for (int m = 1; m <= kDirectRadius; ++m) sum += (lane[max(n - m, 0)] + lane[min(n + m, width - 1)]) * taps.tap[m];
-      y[l] = sum;
-    }
-    float a = 0.0f;
-    combine<Alpha>(pass, c, group, u[n], y, D[n], E[n], a);
-    if (Alpha) A[n] += a;
-  }
+// Copies `lanes` rows of Y (the group's lanes of output row j) into shared
+// memory asynchronously, 16 bytes a copy, every thread a share.
+__device__ void load_group(const float* from, size_t plane, int lanes, int stride, float* to) {
+  const int quads = stride / 4;
+  for (int l = 0; l < lanes; ++l)
+    for (int i = int(threadIdx.x); i < quads; i += kRowThreads)
+      __pipeline_memcpy_async(to + l * stride + 4 * i, from + size_t(l) * plane + 4 * size_t(i), 16);
+  __pipeline_commit();
 }
 
 // Row pass: a block per (output row, channel). D, E and A start from the
-// previous pass's partial sums (or the constant term), take this pass's
-// lanes group by group, and end as the output (last pass) or partial sums.
+// previous pass's partial sums (or the constant term) and take this pass's
+// groups (alpha, then one term each), each group's lanes loaded while the
+// one before is filtered; they end as the output (last pass) or partial
+// sums.
 template <bool Recursive>
 __global__ void __launch_bounds__(kRowThreads, 1)
     fourier_rows_kernel(FourierParams p, Taps taps, PassTerms pass, RowLayout g, BandView in, const float* Y,
                         float* partial, DeviceOutput out) {
-  extern __shared__ float shared[];
-  const int j = int(blockIdx.x), c = int(blockIdx.y), width = g.width, t = int(threadIdx.x);
+  extern __shared__ __align__(16) float shared[];
+  const int j = int(blockIdx.x), c = int(blockIdx.y), width = g.width, stride = g.stride, t = int(threadIdx.x);
   const bool alpha = p.has_alpha;
-  const size_t plane = size_t(in.out_rows) * size_t(width);
-  float* partial_row = partial ? partial + size_t(c) * 3 * plane + size_t(j) * size_t(width) : nullptr;
-  float* lanes = shared;
-  float2* carries = reinterpret_cast<float2*>(shared + ((g.group_lanes * width + 1) & ~1));
+  const size_t plane = size_t(in.out_rows) * size_t(stride);
+  float* buffers = shared;  // one or two groups' lanes
+  float* U = buffers + 2 * g.buffers * stride;
+  float2* carries = reinterpret_cast<float2*>(U + stride);
+  float* partial_row = partial ? partial + size_t(c) * 3 * plane + size_t(j) * size_t(stride) : nullptr;
   float *D, *E, *A;
   if (g.shared_sums) {
-    D = reinterpret_cast<float*>(carries) + g.carry_floats;
-    E = D + width;
-    A = E + width;
+    D = reinterpret_cast<float*>(carries) + (Recursive ? 16 * g.active : 0);
+    E = D + stride;
+    A = E + stride;
   } else {
     D = partial_row;
     E = D + plane;
     A = E + plane;
   }
-  const float* u = in.channel(c) + size_t(j + in.reach) * size_t(width);
+  const float* Y_row = Y + size_t(c) * size_t(pass.lanes) * plane + size_t(j) * size_t(stride);
+  const int groups = pass.alpha_lanes + pass.count;
+  auto group_lanes = [&](int group) { return group < pass.alpha_lanes ? 1 : 2; };
+  auto group_lane0 = [&](int group) { return group < pass.alpha_lanes ? 0 : pass.alpha_lanes + 2 * (group - pass.alpha_lanes); };
+  load_group(Y_row + size_t(group_lane0(0)) * plane, plane, group_lanes(0), stride, buffers);
+
+  const float* u_row = in.channel(c) + size_t(j + in.reach) * size_t(width);
   for (int x = t; x < width; x += kRowThreads) {
+    U[x] = u_row[x];
     const float d = pass.first_pass ? (alpha ? 0.0f : pass.a0[c]) : partial_row[x];
     const float e = pass.first_pass ? 0.0f : partial_row[plane + x];
-    const float a = pass.first_pass ? 0.0f : (alpha ? partial_row[2 * plane + x] : 1.0f);
     D[x] = d;
     E[x] = e;
-    if (alpha) A[x] = a;
+    if (alpha) A[x] = pass.first_pass ? 0.0f : partial_row[2 * plane + x];
   }
-  for (int lane0 = 0; lane0 < pass.lanes;) {
-    LaneGroup group;
-    group.lanes = lanes;
-    group.alpha = lane0 < pass.alpha_lanes;
-    group.first_term = (lane0 + (group.alpha ? 1 : 0) - pass.alpha_lanes) / 2;
-    group.terms = min(min(kMaxGroupTerms, (g.group_lanes - (group.alpha ? 1 : 0)) / 2), pass.count - group.first_term);
-    group.count = (group.alpha ? 1 : 0) + 2 * group.terms;
-    __syncthreads();  // the previous group's lanes are no longer read
-    for (int l = 0; l < group.count; ++l) {
-      const float* from = Y + (size_t(c) * pass.lanes + size_t(lane0 + l)) * plane + size_t(j) * size_t(width);
-      for (int x = t; x < width; x += kRowThreads) lanes[l * width + x] = from[x];
-    }
+  const float a0 = pass.a0[c];
+  const bool prefetch = g.buffers == 2;
+  for (int group = 0; group < groups; ++group) {
+    const bool next = group + 1 < groups;
+    auto load_next = [&] {
+      load_group(Y_row + size_t(group_lane0(group + 1)) * plane, plane, group_lanes(group + 1), stride,
+                 buffers + (prefetch ? ((group + 1) % 2) * 2 * stride : 0));
+    };
+    if (next && prefetch) load_next();
+    if (next && prefetch)
+      __pipeline_wait_prior(1);
+    else
+      __pipeline_wait_prior(0);
     __syncthreads();
-    if (Recursive) {
-      if (group.alpha)
-        filter_segment<true>(p, pass, g, c, group, u, D, E, A, carries);
-      else
-        filter_segment<false>(p, pass, g, c, group, u, D, E, A, carries);
+    const float* x = buffers + (prefetch ? (group % 2) * 2 * stride : 0);
+    if (group < pass.alpha_lanes) {
+      filter_group<Recursive, 1>(p, taps, g, GroupConstants{}, a0, x, U, D, E, A, carries);
     } else {
-      if (group.alpha)
-        filter_segment_taps<true>(taps, pass, g, c, group, u, D, E, A);
-      else
-        filter_segment_taps<false>(taps, pass, g, c, group, u, D, E, A);
+      const int term = group - pass.alpha_lanes;
+      const GroupConstants k{pass.frequency[c][term], pass.cosine[c][term], pass.sine[c][term]};
+      filter_group<Recursive, 2>(p, taps, g, k, a0, x, U, D, E, A, carries);
     }
-    lane0 += group.count;
+    __syncthreads();  // the buffer is loaded again one or two groups on
+    if (next && !prefetch) load_next();
   }
-  __syncthreads();
   for (int x = t; x < width; x += kRowThreads) {
     const float a = alpha ? A[x] : 1.0f;
     if (pass.last_pass) {
       out.plane(c)[size_t(j) * out.row_stride + size_t(x)] =
-          fourier_output(p, p.channel[c], u[x], E[x], D[x], a) * p.inverse_unit;
+          fourier_output(p, p.channel[c], U[x], E[x], D[x], a) * p.inverse_unit;
     } else if (g.shared_sums) {
       partial_row[x] = D[x];
       partial_row[plane + x] = E[x];
@@ -581,6 +619,16 @@ int grid_for(size_t count) { return int(std::min<size_t>((count + 255) / 256, 40
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
+// The device's multiprocessors, once per process.
+int multiprocessors() {
+  static const int count = [] {
+    int device = 0, sms = 1;
+    if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    return sms;
+  }();
+  return count;
+}
+
 // Shared memory a block may have (the opt-in maximum), once per process.
 int shared_memory_limit() {
   static const int limit = [] {
@@ -592,12 +640,14 @@ int shared_memory_limit() {
   return limit;
 }
 
-// The row kernel's layout for a row of `width` and its shared memory:
-// segments of an odd length, as many lanes a group as fit beside the
-// carries and (where they fit) D, E and A.
+// The row kernel's layout for a row of `width` and its shared memory, in
+// floats: the lane buffers (two groups', or one where a row is too wide),
+// the samples, the carries (8 floats a segment and lane), and D, E, A
+// where they fit. Zero bytes: no layout fits (fourier_unsupported).
 RowLayout row_layout(const FourierParams& p, int width, size_t& shared_bytes) {
   RowLayout g{};
   g.width = width;
+  g.stride = (width + 3) / 4 * 4;
   g.segment = ceil_div(width, kRowThreads) | 1;
   g.active = ceil_div(width, g.segment);
   g.last = width - (g.active - 1) * g.segment;
@@ -609,15 +659,19 @@ RowLayout row_layout(const FourierParams& p, int width, size_t& shared_bytes) {
     g.last_re[sec] = float(last.real());
     g.last_im[sec] = float(last.imag());
   }
-  const size_t limit = size_t(shared_memory_limit()) / sizeof(float);
-  const size_t sums = size_t(p.has_alpha ? 3 : 2) * size_t(width);
-  const size_t per_lane = size_t(width) + (p.recursive ? 8 * size_t(g.active) : 0);
-  auto fits = [&](int lanes, bool with_sums) { return lanes * per_lane + 2 + (with_sums ? sums : 0) <= limit; };
-  g.shared_sums = fits(2, true);
-  g.group_lanes = kMaxGroupLanes;
-  while (g.group_lanes > 2 && !fits(g.group_lanes, g.shared_sums)) --g.group_lanes;
-  g.carry_floats = p.recursive ? 8 * g.group_lanes * g.active : 0;
-  shared_bytes = (g.group_lanes * per_lane + 2 + (g.shared_sums ? sums : 0)) * sizeof(float);
+  const size_t limit = size_t(shared_memory_limit()) / sizeof(float), stride = size_t(g.stride);
+  const size_t carries = p.recursive ? 16 * size_t(g.active) : 0, sums = 3 * stride;
+  auto floats = [&](int buffers, bool with_sums) {
+    return 2 * size_t(buffers) * stride + stride + carries + (with_sums ? sums : 0);
+  };
+  shared_bytes = 0;
+  for (int buffers = 2; buffers >= 1 && !shared_bytes; --buffers)
+    for (bool with_sums : {true, false})
+      if (!shared_bytes && floats(buffers, with_sums) <= limit) {
+        g.buffers = buffers;
+        g.shared_sums = with_sums;
+        shared_bytes = floats(buffers, with_sums) * sizeof(float);
+      }
   return g;
 }
 
@@ -645,11 +699,11 @@ class FourierDeviceKernel : public DeviceBandKernel {
                         input.rows, width, plan_.reach, out_rows};
     const int passes = ceil_div(p.terms, kPassTerms), chunks = ceil_div(out_rows, kChunkRows);
     const int column_threads = ceil_div(kPassTerms, kTermsPerThread);
-    const size_t pixels = size_t(out_rows) * size_t(width);
     size_t shared_bytes = 0;
     const RowLayout layout = row_layout(p, width, shared_bytes);
-    if (shared_bytes > size_t(shared_memory_limit()))  // fourier_unsupported refuses such plans
+    if (!shared_bytes)  // fourier_unsupported refuses such plans
       throw BackendError("a row of " + std::to_string(width) + " pixels does not fit the fourier row kernel");
+    const size_t pixels = size_t(out_rows) * size_t(layout.stride);
     const bool partial_needed = passes > 1 || !layout.shared_sums;
     Scratch& s = scratch(stream, size_t(colours) * size_t(2 * kPassTerms + 1) * pixels,
                          p.recursive ? size_t(colours) * size_t(column_threads) * size_t(chunks) *
@@ -657,33 +711,34 @@ class FourierDeviceKernel : public DeviceBandKernel {
                                      : 0,
                          partial_needed ? size_t(colours) * 3 * pixels : 0);
     float* partial = partial_needed ? s.partial_memory.as<float>() : nullptr;
-    if (p.recursive) {
-      check(cudaFuncSetAttribute(fourier_rows_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 int(shared_bytes)),
-            "sizing the fourier row kernel's shared memory");
-    } else {
-      check(cudaFuncSetAttribute(fourier_rows_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 int(shared_bytes)),
-            "sizing the fourier row kernel's shared memory");
-    }
+    auto row_kernel = p.recursive ? fourier_rows_kernel<true> : fourier_rows_kernel<false>;
+    check(cudaFuncSetAttribute(row_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)),
+          "sizing the fourier row kernel's shared memory");
+    float* Y = s.y_memory.as<float>();
     for (int pass = 0; pass < passes; ++pass) {
       const PassTerms terms = pass_terms(pass, passes);
-      float* Y = s.y_memory.as<float>();
-      const dim3 column_grid(unsigned(ceil_div(width, kColumnThreads)), unsigned(colours),
-                             unsigned(p.recursive ? ceil_div(terms.count, kTermsPerThread) : terms.count));
-      if (p.recursive)
-        fourier_columns_kernel<kTermsPerThread><<<column_grid, kColumnThreads, 0, stream>>>(
-            p, terms, view, Y, s.checkpoint_memory.as<float>(), chunks);
-      else
-        fourier_column_taps_kernel<<<column_grid, kColumnThreads, 0, stream>>>(terms, taps_, view, Y);
+      float* checkpoints = s.checkpoint_memory.as<float>();
+      if (!p.recursive) {
+        const dim3 grid(unsigned(ceil_div(width, kColumnThreads)), unsigned(colours), unsigned(terms.count));
+        fourier_column_taps_kernel<<<grid, kColumnThreads, 0, stream>>>(terms, taps_, view, layout.stride, Y);
+      } else {
+        // As many parts as the GPU holds at once (more would run in a second
+        // wave), each at least four windows tall so that their r + 1 rows of
+        // warm-up cost at most a quarter.
+        const int term_threads = ceil_div(terms.count, kTermsPerThread);
+        const int threads = ceil_div(width, kColumnThreads) * kColumnThreads * colours * term_threads;
+        const int wanted = std::max(1, multiprocessors() * kColumnBlocksPerSM * kColumnThreads / threads);
+        const int part_chunks = std::max(ceil_div(chunks, wanted), ceil_div(4 * (p.radius + 1), kChunkRows));
+        const int parts = ceil_div(chunks, part_chunks);
+        const dim3 grid(unsigned(ceil_div(width, kColumnThreads)), unsigned(colours), unsigned(term_threads * parts));
+        auto kernel = p.has_alpha ? fourier_columns_kernel<kTermsPerThread, true>
+                                  : fourier_columns_kernel<kTermsPerThread, false>;
+        kernel<<<grid, kColumnThreads, 0, stream>>>(p, terms, view, layout.stride, Y, checkpoints, chunks,
+                                                    term_threads, part_chunks);
+      }
       check(cudaGetLastError(), "launching the fourier column pass");
       const dim3 row_grid{unsigned(out_rows), unsigned(colours)};
-      if (p.recursive)
-        fourier_rows_kernel<true><<<row_grid, kRowThreads, shared_bytes, stream>>>(p, taps_, terms, layout, view, Y,
-                                                                                 partial, output);
-      else
-        fourier_rows_kernel<false><<<row_grid, kRowThreads, shared_bytes, stream>>>(p, taps_, terms, layout, view, Y,
-                                                                                  partial, output);
+      row_kernel<<<row_grid, kRowThreads, shared_bytes, stream>>>(p, taps_, terms, layout, view, Y, partial, output);
       check(cudaGetLastError(), "launching the fourier row pass");
     }
     if (p.lab) {
@@ -740,8 +795,8 @@ class FourierDeviceKernel : public DeviceBandKernel {
 
 std::string fourier_unsupported(const Plan& plan) {
   size_t shared_bytes = 0;
-  const RowLayout layout = row_layout(static_cast<const FourierPlan&>(plan).params, plan.shape.width, shared_bytes);
-  if (layout.group_lanes < 2 || shared_bytes > size_t(shared_memory_limit()))
+  row_layout(static_cast<const FourierPlan&>(plan).params, plan.shape.width, shared_bytes);
+  if (!shared_bytes)
     return "the fourier filter's GPU row pass holds a row's lanes on chip: rows of " +
            std::to_string(plan.shape.width) + " pixels do not fit";
   return "";

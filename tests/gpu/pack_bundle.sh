@@ -11,6 +11,9 @@
 #   tests/gpu/pack_bundle.sh build-dev
 # then, on the GPU machine, with BUILD/device carried along:
 #   PART=tests,sanitizer,bench tests/gpu/run_bundle.sh build-dev/device
+# ONLY="test_cuda_fourier bench_fourier_cuda ..." packs just those: the whole
+# suite nears the device tool's 64 MiB a call (each binary links the
+# project's libraries statically).
 set -euo pipefail
 build=${1:?usage: pack_bundle.sh BUILD}
 stage=$(mktemp -d)
@@ -19,6 +22,7 @@ mkdir -p "$stage/suite"
 for binary in tests/gpu/test_cuda_backend tests/gpu/test_cuda_nlm tests/gpu/test_cuda_fourier \
               tests/gpu/test_cuda_pyramid tests/test_preview \
               bench/bench_cuda bench/bench_nlm_cuda bench/bench_fourier_cuda bench/bench_pyramid_cuda bench/bench_preview; do
+  [[ -z ${ONLY:-} || " $ONLY " == *" $(basename "$binary") "* ]] || continue
   [ -x "$build/$binary" ] || { echo "skipped (not built): $binary"; continue; }
   cp "$build/$binary" "$stage/suite/"
   # Every library it loads, and the loader that will load them there.
