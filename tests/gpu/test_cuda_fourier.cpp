@@ -4,6 +4,7 @@
 // on the GPU machine).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -69,6 +70,17 @@ TEST(CudaFourier, LargeSigmasAgreeWithCpu) {
     }
 }
 
+// Within float rounding: the two backends sum the recursions in different
+// orders (the CPU restarts its column chunks every 2 (r + 1) rows; the GPU
+// walks parts of whole columns and joins row segments by carries), and the
+// rounding of a recursion grows with its state, which holds about
+// 1 / (1 - |z|) ~ 0.6 sigma-s samples' worth. The output divides D and E by
+// D >= 1e-3 A, so pixels unlike all their neighbours amplify that most
+// (near black in lab mode, where R'G'B' moves fastest with L*). Hence
+// 2e-4 of the range (docs/fourier.md) up to sigma-s 8, in proportion
+// beyond (3.7e-4 measured at sigma-s 40, lab, on the H100).
+double rounding_bound(float sigma_s) { return 2e-4 * std::max(1.0, double(sigma_s) / 8.0); }
+
 TEST(CudaFourier, AgreesWithCpuOnAPhotoSizedImage) {
   REQUIRE_GPU();
   EW_SEEDED_RNG(rng);
@@ -81,7 +93,7 @@ TEST(CudaFourier, AgreesWithCpuOnAPhotoSizedImage) {
       f.sigma_r = mode == ColorMode::lab ? 10.0f : 25.0f;
       SCOPED_TRACE(describe(f, image.shape()));
       const Difference d = max_difference(run_cpu(fourier_spec(f), image), run_gpu(fourier_spec(f), image));
-      EXPECT_LE(d.max_abs, 2e-4) << d.describe();
+      EXPECT_LE(d.max_abs, rounding_bound(sigma)) << d.describe();
     }
 }
 
