@@ -26,7 +26,8 @@
 // half along a row. sigma-s <= 2 takes the window's taps in both kernels.
 // The per-pixel math (phases, sin in turns, rotation, recursion steps,
 // carries, output) is core's fourier_math.h, as on the CPU.
-// Measured: bench/RESULTS.md, "Fourier bilateral (issue 14)".
+// H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6): kernel 13.4-14.2 ms at
+// sigma-s 4-64, 9.9 at 2; bench/RESULTS.md, "Fourier bilateral (issue 14)".
 #include <algorithm>
 #include <complex>
 #include <map>
