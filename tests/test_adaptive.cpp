@@ -89,10 +89,7 @@ TEST(AdaptiveCpu, ZeroKEqualsPlainFilterAtMinimum) {
 // neighbour's distance the second walk's weights are ordinary numbers, so a
 // wrong variance shows in the output.
 TEST(AdaptiveCpu, UnderflowingFirstWalkMatchesReference) {
-  AdaptiveParameters parameters;
-  parameters.adapt_k = 1.0f;
-  parameters.adapt_eps = 0.0f;
-  parameters.adapt_min = 0.002f;
+  const AdaptiveParameters parameters = variance_only_adaptive();
   for (float far : {0.25f, 0.5f})
     for (float sigma_r : {2.0f, 0.5f})
       for (RangeKernel kernel : {RangeKernel::gaussian, RangeKernel::lorentz})

@@ -108,6 +108,14 @@ FloatImage transparent_centre_image(float far) {
   return image;
 }
 
+AdaptiveParameters variance_only_adaptive() {
+  AdaptiveParameters parameters;
+  parameters.adapt_k = 1.0f;
+  parameters.adapt_eps = 0.0f;
+  parameters.adapt_min = 0.002f;
+  return parameters;
+}
+
 FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s, float sigma_r, int radius,
                      int iterations) {
   BilateralParameters p;

@@ -85,6 +85,9 @@ FloatImage constant_image(const ImageShape& shape, const float* pixel);
 // sigma-r every weight of the centre's window underflows float while
 // staying a real number: the rescue paths' case.
 FloatImage transparent_centre_image(float far);
+// The adaptive filter's values that let its first walk decide the output
+// on that image: sigma_r' = sqrt(v) exactly (k 1, no floor but 0.002).
+AdaptiveParameters variance_only_adaptive();
 
 // The bilateral filter with these values.
 FilterSpec make_spec(edgewise::ColorMode mode, edgewise::RangeKernel kernel, float sigma_s, float sigma_r,

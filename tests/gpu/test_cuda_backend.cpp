@@ -201,10 +201,7 @@ TEST(CudaAdaptive, MatchesReferenceEveryModeKernelRadius) {
 // kernel recomputes that walk with core's rescue_statistics.
 TEST(CudaAdaptive, UnderflowingFirstWalkMatchesReference) {
   REQUIRE_GPU();
-  AdaptiveParameters parameters;
-  parameters.adapt_k = 1.0f;
-  parameters.adapt_eps = 0.0f;
-  parameters.adapt_min = 0.002f;
+  const AdaptiveParameters parameters = variance_only_adaptive();
   for (float far : {0.25f, 0.5f})
     for (float sigma_r : {2.0f, 0.5f})
       for (ColorMode mode : kModes) {
