@@ -88,8 +88,8 @@ std::string gmic_command(const std::string& in, const std::string& filter, const
 // toc around the filter (the PNG read and write are outside them; their
 // subtraction was noisy enough to give negative times). Median of 3.
 double gmic_seconds(const std::string& in, const std::string& filter, const std::string& out, int threads) {
-  const std::string command = "OMP_NUM_THREADS=" + std::to_string(threads) + " gmic -v -1 " + in + " -tic " +
-                              filter + " -toc -o " + out + " 2>&1";
+  const std::string command = "OMP_NUM_THREADS=" + std::to_string(threads) + " gmic -v -1 " + in + " -tic " + filter +
+                              " -toc -o " + out + " 2>&1";
   std::vector<double> times;
   for (int run = 0; run < 3; ++run) {
     FILE* pipe = popen(command.c_str(), "r");

@@ -54,7 +54,8 @@ struct UnscaledWindow {
   float centre[3];
 
   UnscaledWindow(const BilateralPlan& plan, const PaddedBand& unscaled, int x, int y)
-      : p(plan.params), band(unscaled),
+      : p(plan.params),
+        band(unscaled),
         centre_at(size_t(y + plan.radius) * size_t(unscaled.width) + size_t(x + plan.radius)) {
     for (int c = 0; c < p.color_channels; ++c) centre[c] = band.plane(c)[centre_at];
   }

@@ -1,39 +1,40 @@
 // The Fourier bilateral filter on the GPU, in two kernels a pass of up to
 // eight terms, with nothing but the column-blurred lanes between them:
-//   1. columns: a thread per (column, colour channel, three terms) holds
-//      the lanes of its terms (cos and sin, the first pass also alpha) and
-//      walks the whole column: first upwards, keeping the anticausal
-//      recursion's state every kChunkRows rows (checkpoints), then
-//      downwards, chunk by chunk: the chunk's anticausal half from its
+//   1. columns: a thread per (column, colour channel, three terms, part of
+//      the column) holds the lanes of its terms (cos and sin, the first
+//      pass also alpha) and walks its part: first upwards, keeping the
+//      anticausal recursion's state every kChunkRows rows (checkpoints),
+//      then downwards, chunk by chunk: the chunk's anticausal half from its
 //      checkpoint into shared memory, then the causal half, which runs on
-//      from the chunk above, added to it and written (Y, row-major). A
-//      chunk thus starts without the r + 1 warm-up rows of a restart, and
-//      the cost per row does not depend on sigma-s. The term values of a
-//      thread's terms come from two fourier_sin_turns pairs and rotations
-//      (fourier_rotate), not a pair a term.
-//   2. rows: a block per (output row, channel) holds the row's lanes in
-//      shared memory, a few at a time, so Y is read once and the samples
-//      that leave the truncated window are at hand. The recursion along the
-//      row is cut into segments, a thread each: every thread runs its
-//      segment from a zero state, the segments' states are joined by a
-//      parallel scan (fourier_carry: the recursion is linear), and every
-//      thread runs its segment again from its true start, combining the
-//      blurred lanes with the pixel's own term values into D, E and A as
-//      it goes. The last pass writes the output (fourier_output).
-// Per pixel and channel of a pass this moves the samples a few times, the
-// lanes once each way (4 B each) and little else; the work is the
-// recursion's (fourier_math.h), three walks down a column and two and a
-// half along a row. sigma-s <= 2 takes the window's taps in both kernels.
-// The per-pixel math (phases, sin in turns, rotation, recursion steps,
-// carries, output) is core's fourier_math.h, as on the CPU.
+//      from the chunk above, added to it and written (Y, row-major). Chunks
+//      need no warm-up rows; parts (for parallelism) start r + 1 rows early.
+//      The term values of a thread's terms come from one or two
+//      fourier_sin_turns pairs and rotations (fourier_rotate).
+//   2. rows: a block per (output row, channel) holds the row's samples and
+//      one term's lanes at a time in shared memory (the next term's loaded
+//      asynchronously meanwhile), so Y is read once and the samples that
+//      leave the truncated window are at hand. The recursion along the row
+//      is cut into segments, a thread each: every thread runs its segment
+//      from a zero state, the segments' states are joined by a parallel
+//      scan (fourier_carry: the recursion is linear), and every thread runs
+//      its segment again from its true start, combining the blurred lanes
+//      with the pixel's own term values into D, E and A. The last pass
+//      writes the output (fourier_output).
+// sigma-s <= 2 takes the window's taps in both kernels. The per-pixel math
+// (phases, sin in turns, rotation, recursion steps, carries, output) is
+// core's fourier_math.h, as on the CPU. Device memory per band in flight:
+// Y (17 lanes a pixel and channel at most), the checkpoints (about 2.3
+// floats a pixel and channel) and, over several passes, D, E and A; held
+// per stream, not counted in the backend's budget (which has no hook for a
+// kernel's own memory).
 // H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6): kernel 13.4-14.2 ms at
 // sigma-s 4-64, 9.9 at 2; bench/RESULTS.md, "Fourier bilateral (issue 14)".
+#include <cuda_pipeline.h>
+
 #include <algorithm>
 #include <complex>
 #include <map>
 #include <vector>
-
-#include <cuda_pipeline.h>
 
 #include "color_lab.h"
 #include "device_resources.h"
@@ -45,14 +46,14 @@ namespace edgewise::cuda {
 
 namespace {
 
-constexpr int kPassTerms = 8;          // terms a pass: Y holds 2 x 8 + 1 lanes a channel
-constexpr int kTermsPerThread = 3;     // column kernel: a thread's terms
-constexpr int kColumnThreads = 64;     // column kernel: columns a block
-constexpr int kChunkRows = 12;         // column kernel: rows between checkpoints (shared memory: 21.5 KB a block)
+constexpr int kPassTerms = 8;           // terms a pass: Y holds 2 x 8 + 1 lanes a channel
+constexpr int kTermsPerThread = 3;      // column kernel: a thread's terms
+constexpr int kColumnThreads = 64;      // column kernel: columns a block
+constexpr int kChunkRows = 12;          // column kernel: rows between checkpoints (shared memory: 21.5 KB a block)
 constexpr int kColumnBlocksPerSM = 10;  // column kernel: 20 warps an SM (at most 96 registers a thread)
-constexpr int kRowThreads = 512;       // row kernel: segments a row
-constexpr int kMaxSegment = 13;        // row kernel: segments up to this long combine each pixel once
-constexpr int kBatch = 4;              // recursion steps whose loads are issued together
+constexpr int kRowThreads = 512;        // row kernel: segments a row
+constexpr int kMaxSegment = 13;         // row kernel: segments up to this long combine each pixel once
+constexpr int kBatch = 4;               // recursion steps whose loads are issued together
 constexpr unsigned kAllLanes = 0xffffffffu;
 
 // One pass's terms k = first .. first + count - 1 and their constants per
@@ -142,8 +143,8 @@ __device__ void walk(int from, int to, int dir, Load load, Step step) {
 // upward walk r + 1 rows below its last chunk (or at the band's end) and
 // its downward walk r + 1 rows above its first chunk (or at the band's
 // top); after r + 1 steps both hold exactly the window's samples (the
-// truncated recursion), as the whole column would (up to rounding). More parts, more threads in flight: the kernel has too
-// few otherwise (a thread per column and term group).
+// truncated recursion), as the whole column would (up to rounding). More parts, more threads in flight: the kernel has
+// too few otherwise (a thread per column and term group).
 template <int Terms, bool Alpha>
 __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
     fourier_columns_kernel(FourierParams p, PassTerms pass, BandView in, int stride, float* Y, float* checkpoints,
@@ -164,16 +165,16 @@ __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
   // pass, its terms'; and where they go in Y.
   auto kept = [&](int l) { return Alpha && l == 0 ? alpha_lane : (l - o) / 2 < count; };
   auto y_lane = [&](int l) { return Alpha && l == 0 ? 0 : pass.alpha_lanes + 2 * first_term + (l - o); };
-  float* own_checkpoints =
-      checkpoints + (size_t(c) * size_t(term_threads) + size_t(z)) * size_t(chunks) * L * 4 * size_t(width) +
-      size_t(column);
+  float* own_checkpoints = checkpoints +
+                           (size_t(c) * size_t(term_threads) + size_t(z)) * size_t(chunks) * L * 4 * size_t(width) +
+                           size_t(column);
   auto checkpoint = [&](int q, int l, int half) -> float& {
     return own_checkpoints[((size_t(q) * L + size_t(l)) * 4 + size_t(half)) * size_t(width)];
   };
   struct Pair {
     Sample entering, leaving;
   };
-  auto lanes_of = [&](const Pair& s, float (&entering)[L], float (&leaving)[L]) {
+  auto lanes_of = [&](const Pair& s, float(&entering)[L], float(&leaving)[L]) {
     sample_lanes<Terms, Alpha>(s.entering, frequency, base, from_term_1, entering);
     sample_lanes<Terms, Alpha>(s.leaving, frequency, base, from_term_1, leaving);
   };
@@ -195,26 +196,29 @@ __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
     const int top = min(boundary(end_chunk - 1) + r + 1, rows - 1);
     start_at(anti, top);
     int q = end_chunk - 1;
-    walk(top, boundary(first_chunk), -1,
-         [&](int i) { return Pair{load_sample(in, c, i, column), load_sample(in, c, min(i + r + 1, top), column)}; },
-         [&](int i, const Pair& s) {
-           float entering[L], leaving[L];
-           lanes_of(s, entering, leaving);
+    walk(
+        top, boundary(first_chunk), -1,
+        [&](int i) {
+          return Pair{load_sample(in, c, i, column), load_sample(in, c, min(i + r + 1, top), column)};
+        },
+        [&](int i, const Pair& s) {
+          float entering[L], leaving[L];
+          lanes_of(s, entering, leaving);
 #pragma unroll
-           for (int l = 0; l < L; ++l)
-             if (kept(l)) anti[l].step(p, entering[l], leaving[l]);
-           if (q >= first_chunk && i == boundary(q)) {
+          for (int l = 0; l < L; ++l)
+            if (kept(l)) anti[l].step(p, entering[l], leaving[l]);
+          if (q >= first_chunk && i == boundary(q)) {
 #pragma unroll
-             for (int l = 0; l < L; ++l)
-               if (kept(l))
+            for (int l = 0; l < L; ++l)
+              if (kept(l))
 #pragma unroll
-                 for (int sec = 0; sec < 2; ++sec) {
-                   checkpoint(q, l, 2 * sec) = anti[l].section[sec].re;
-                   checkpoint(q, l, 2 * sec + 1) = anti[l].section[sec].im;
-                 }
-             --q;
-           }
-         });
+                for (int sec = 0; sec < 2; ++sec) {
+                  checkpoint(q, l, 2 * sec) = anti[l].section[sec].re;
+                  checkpoint(q, l, 2 * sec + 1) = anti[l].section[sec].im;
+                }
+            --q;
+          }
+        });
   }
 
   // Downwards: from r + 1 rows above the part (the band's top at most),
@@ -224,7 +228,7 @@ __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
   auto down_pair = [&](int i) {
     return Pair{load_sample(in, c, i, column), load_sample(in, c, max(i - r - 1, low), column)};
   };
-  auto causal_step = [&](const Pair& s, float (&y)[L], float (&entering)[L]) {
+  auto causal_step = [&](const Pair& s, float(&y)[L], float(&entering)[L]) {
     float leaving[L];
     lanes_of(s, entering, leaving);
 #pragma unroll
@@ -246,17 +250,19 @@ __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
           anti[l].section[sec].re = checkpoint(q, l, 2 * sec);
           anti[l].section[sec].im = checkpoint(q, l, 2 * sec + 1);
         }
-    walk(end - 1, start, -1,
-         [&](int i) { return Pair{load_sample(in, c, i, column), load_sample(in, c, min(i + r + 1, rows - 1), column)}; },
-         [&](int i, const Pair& s) {
-           float entering[L], leaving[L];
-           lanes_of(s, entering, leaving);
+    walk(
+        end - 1, start, -1,
+        [&](int i) {
+          return Pair{load_sample(in, c, i, column), load_sample(in, c, min(i + r + 1, rows - 1), column)};
+        },
+        [&](int i, const Pair& s) {
+          float entering[L], leaving[L];
+          lanes_of(s, entering, leaving);
 #pragma unroll
-           for (int l = 0; l < L; ++l)
-             if (kept(l))
-               anticausal[i - start][l][threadIdx.x] =
-                   anti[l].step(p, entering[l], leaving[l]) - entering[l] * p.centre;
-         });
+          for (int l = 0; l < L; ++l)
+            if (kept(l))
+              anticausal[i - start][l][threadIdx.x] = anti[l].step(p, entering[l], leaving[l]) - entering[l] * p.centre;
+        });
     walk(start, end - 1, 1, down_pair, [&](int i, const Pair& s) {
       float y[L], entering[L];
       causal_step(s, y, entering);
@@ -264,7 +270,8 @@ __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
 #pragma unroll
       for (int l = 0; l < L; ++l)
         if (kept(l))
-          Y[(size_t(c) * pass.lanes + size_t(y_lane(l))) * plane + row_at] = y[l] + anticausal[i - start][l][threadIdx.x];
+          Y[(size_t(c) * pass.lanes + size_t(y_lane(l))) * plane + row_at] =
+              y[l] + anticausal[i - start][l][threadIdx.x];
     });
   }
 }
@@ -333,8 +340,7 @@ struct GroupConstants {
 __device__ void scan_segments(const RowLayout& g, int dir, int sec, FourierSection<float> outside, float2* states) {
   const int lane = int(threadIdx.x) % 32, run = (g.active + 31) / 32;
   auto segment_of = [&](int position) { return dir == 0 ? position : g.active - 1 - position; };
-  const float full_re = g.power_re[sec], full_im = g.power_im[sec], last_re = g.last_re[sec],
-              last_im = g.last_im[sec];
+  const float full_re = g.power_re[sec], full_im = g.power_im[sec], last_re = g.last_re[sec], last_im = g.last_im[sec];
   const int from = min(lane * run, g.active), to = min(from + run, g.active);
   FourierSection<float> sum{0.0f, 0.0f}, power{1.0f, 0.0f};  // this lane's run: state = sum + power * start
   for (int position = from; position < to; ++position) {
@@ -426,12 +432,10 @@ __device__ __forceinline__ void filter_group(const FourierParams& p, const Taps&
     }
     for (int n = first; n < end; ++n)
 #pragma unroll
-      for (int l = 0; l < Lanes; ++l)
-        causal[l].step(p, x[l * stride + n], x[l * stride + max(n - r - 1, 0)]);
+      for (int l = 0; l < Lanes; ++l) causal[l].step(p, x[l * stride + n], x[l * stride + max(n - r - 1, 0)]);
     for (int n = end - 1; n >= first; --n)
 #pragma unroll
-      for (int l = 0; l < Lanes; ++l)
-        anti[l].step(p, x[l * stride + n], x[l * stride + min(n + r + 1, width - 1)]);
+      for (int l = 0; l < Lanes; ++l) anti[l].step(p, x[l * stride + n], x[l * stride + min(n + r + 1, width - 1)]);
 #pragma unroll
     for (int l = 0; l < Lanes; ++l)
 #pragma unroll
@@ -450,7 +454,7 @@ __device__ __forceinline__ void filter_group(const FourierParams& p, const Taps&
   }
   __syncthreads();
   if (!active) return;
-  // 3. Each segment again from its true start, combined as it goes.
+    // 3. Each segment again from its true start, combined as it goes.
 #pragma unroll
   for (int l = 0; l < Lanes; ++l)
 #pragma unroll
@@ -466,7 +470,7 @@ __device__ __forceinline__ void filter_group(const FourierParams& p, const Taps&
   auto causal_at = [&](int n, int l) {
     return causal[l].step(p, x[l * stride + n], x[l * stride + max(n - r - 1, 0)]);
   };
-  auto add = [&](int n, const float (&y)[2]) {
+  auto add = [&](int n, const float(&y)[2]) {
     float a = 0.0f;
     combine<Lanes>(k, a0, u[n], y, D[n], E[n], a);
     if (Lanes == 1) A[n] += a;
@@ -545,7 +549,9 @@ __global__ void __launch_bounds__(kRowThreads, 1)
   const float* Y_row = Y + size_t(c) * size_t(pass.lanes) * plane + size_t(j) * size_t(stride);
   const int groups = pass.alpha_lanes + pass.count;
   auto group_lanes = [&](int group) { return group < pass.alpha_lanes ? 1 : 2; };
-  auto group_lane0 = [&](int group) { return group < pass.alpha_lanes ? 0 : pass.alpha_lanes + 2 * (group - pass.alpha_lanes); };
+  auto group_lane0 = [&](int group) {
+    return group < pass.alpha_lanes ? 0 : pass.alpha_lanes + 2 * (group - pass.alpha_lanes);
+  };
   load_group(Y_row + size_t(group_lane0(0)) * plane, plane, group_lanes(0), stride, buffers);
 
   const float* u_row = in.channel(c) + size_t(j + in.reach) * size_t(width);
@@ -696,8 +702,13 @@ class FourierDeviceKernel : public DeviceBandKernel {
     fourier_prepare_kernel<<<grid_for(size_t(input.rows) * size_t(input.width)), 256, 0, stream>>>(p, input);
     check(cudaGetLastError(), "launching the fourier preparation");
 
-    const BandView view{input.plane(0), input.plane_stride, p.has_alpha ? input.plane(colours) : nullptr,
-                        input.rows, width, plan_.reach, out_rows};
+    const BandView view{input.plane(0),
+                        input.plane_stride,
+                        p.has_alpha ? input.plane(colours) : nullptr,
+                        input.rows,
+                        width,
+                        plan_.reach,
+                        out_rows};
     const int passes = ceil_div(p.terms, kPassTerms), chunks = ceil_div(out_rows, kChunkRows);
     const int column_threads = ceil_div(kPassTerms, kTermsPerThread);
     size_t shared_bytes = 0;
@@ -734,8 +745,8 @@ class FourierDeviceKernel : public DeviceBandKernel {
         const dim3 grid(unsigned(ceil_div(width, kColumnThreads)), unsigned(colours), unsigned(term_threads * parts));
         auto kernel = p.has_alpha ? fourier_columns_kernel<kTermsPerThread, true>
                                   : fourier_columns_kernel<kTermsPerThread, false>;
-        kernel<<<grid, kColumnThreads, 0, stream>>>(p, terms, view, layout.stride, Y, checkpoints, chunks,
-                                                    term_threads, part_chunks);
+        kernel<<<grid, kColumnThreads, 0, stream>>>(p, terms, view, layout.stride, Y, checkpoints, chunks, term_threads,
+                                                    part_chunks);
       }
       check(cudaGetLastError(), "launching the fourier column pass");
       const dim3 row_grid{unsigned(out_rows), unsigned(colours)};

@@ -253,11 +253,11 @@ EW_HD void rescue_pixel(const BilateralParams& p, const float* ratios, const flo
   const int groups = p.joint ? 1 : channels;
   for (int g = 0; g < groups; ++g) {
     float sum[3] = {0.f, 0.f, 0.f}, weight_sum = 0.f;
-    const bool weighed = walk_scaled_window(p, ratios ? ratios[g] : 1.0f, centre, g, fetch,
-                                            [&](float w, const float* colour, float) {
-                                              for (int c = 0; c < channels; ++c) sum[c] += w * colour[c];
-                                              weight_sum += w;
-                                            });
+    const bool weighed =
+        walk_scaled_window(p, ratios ? ratios[g] : 1.0f, centre, g, fetch, [&](float w, const float* colour, float) {
+          for (int c = 0; c < channels; ++c) sum[c] += w * colour[c];
+          weight_sum += w;
+        });
     for (int c = 0; c < channels; ++c)
       if (p.joint || c == g) out[c] = weighed ? sum[c] / weight_sum : centre[c];
   }

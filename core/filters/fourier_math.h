@@ -49,9 +49,9 @@ EW_HD T fourier_sin_turns(T t) {
   const T folded = ((r > 0.25f) | (r < -0.25f)) ? half - r : r;
   const T x = folded * 6.283185307179586f;
   const T x2 = x * x;
-  return x * (1.0f + x2 * (-1.0f / 6.0f +
-                           x2 * (1.0f / 120.0f +
-                                 x2 * (-1.0f / 5040.0f + x2 * (1.0f / 362880.0f + x2 * (-1.0f / 39916800.0f))))));
+  return x * (1.0f +
+              x2 * (-1.0f / 6.0f + x2 * (1.0f / 120.0f + x2 * (-1.0f / 5040.0f +
+                                                               x2 * (1.0f / 362880.0f + x2 * (-1.0f / 39916800.0f))))));
 }
 
 // The value a term lane holds at a sample: sin(2 pi (u k / T + phase)),
@@ -142,5 +142,5 @@ EW_HD FourierSection<T> fourier_carry(FourierSection<T> own, FourierSection<T> s
   return {own.re + power_re * start.re - power_im * start.im, own.im + power_re * start.im + power_im * start.re};
 }
 
-}  // inline namespace EW_FOURIER_MATH
+}  // namespace EW_FOURIER_MATH
 }  // namespace edgewise

@@ -205,8 +205,9 @@ TEST(CudaAdaptive, UnderflowingFirstWalkMatchesReference) {
   for (float far : {0.25f, 0.5f})
     for (float sigma_r : {2.0f, 0.5f})
       for (ColorMode mode : kModes) {
-        const FilterSpec spec = adaptive_of(
-            make_spec(mode, RangeKernel::gaussian, 1.0f, mode == ColorMode::lab ? sigma_r / 2 : sigma_r, 1), parameters);
+        const FilterSpec spec =
+            adaptive_of(make_spec(mode, RangeKernel::gaussian, 1.0f, mode == ColorMode::lab ? sigma_r / 2 : sigma_r, 1),
+                        parameters);
         expect_gpu_matches_reference(spec, transparent_centre_image(far));
       }
 }

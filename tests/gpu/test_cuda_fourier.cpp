@@ -39,8 +39,8 @@ void every_variant(bool short_run) {
         // The GPU's bands are at least 64 rows: these images are one band, as the reference sees them.
         const FloatImage got = run_gpu(fourier_spec(f), image);
         if (short_run) continue;  // compute-sanitizer: every variant runs, the checks are the other tests'
-        const Difference d =
-            max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_settings(f, shape)), got);
+        const Difference d = max_difference(
+            edgewise_reference::fourier_reference(to_reference(image), reference_settings(f, shape)), got);
         EXPECT_LE(d.max_abs, 2e-4) << d.describe();
         const Difference cpu = max_difference(run_cpu_whole(fourier_spec(f), image), got);
         EXPECT_LE(cpu.max_abs, 2e-4) << cpu.describe();
