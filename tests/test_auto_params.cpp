@@ -79,7 +79,9 @@ TEST(AutoParams, RulesOfEachFilter) {
   EXPECT_FLOAT_EQ(float(edgewise::resolve_noise(per_channel, noise).get("sigma-r")), 20.0f);
   FilterSpec lab(edgewise::bilateral_filter());
   ASSERT_EQ(edgewise::set_param(lab, "mode", std::string("lab")), "");
-  EXPECT_FLOAT_EQ(float(edgewise::resolve_noise(lab, noise).get("sigma-r")), float(2.5 * 8.0 * edgewise::kLabPerCode));
+  // lab: a multiple growing with the noise, (1.75 + 0.025 x 8) x its noise as a Delta E.
+  EXPECT_FLOAT_EQ(float(edgewise::resolve_noise(lab, noise).get("sigma-r")),
+                  float((1.75 + 0.025 * 8.0) * 8.0 * edgewise::kLabPerCode));
   const FilterSpec adaptive = edgewise::resolve_noise(FilterSpec(edgewise::adaptive_filter()), noise);
   EXPECT_FLOAT_EQ(float(adaptive.get("adapt-eps")), float(12.0 / 255));
   EXPECT_FLOAT_EQ(float(adaptive.get("adapt-min")), float(24.0 / 255));

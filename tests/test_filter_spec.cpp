@@ -362,8 +362,8 @@ TEST(FilterSpec, RangeMessagesPlaceUnitsAfterTheNumbers) {
   FilterSpec spec(edgewise::bilateral_filter());
   EXPECT_EQ(edgewise::set_param(spec, "sigma-r", 0.0),
             "invalid sigma-r 0: allowed range is 0.001 to 100000 code values (0-255 scale at any bit depth; Delta E "
-            "in lab mode; or auto, -1 in the PDB: 3 x the image's noise sigma in rgb mode, 2.5 x in per-channel, 1.3 x "
-            "as Delta E in lab)");
+            "in lab mode; or auto, -1 in the PDB: 3 x the image's noise sigma in rgb mode, 2.5 x in per-channel, "
+            "(1.75 + 0.025 sigma) x as Delta E in lab)");
   EXPECT_EQ(edgewise::set_param(spec, "sigma-s", -1.0), "invalid sigma-s -1: allowed range is 0.1 to 100 px");
   EXPECT_EQ(edgewise::set_param(spec, "radius", 200.0),
             "invalid radius 200: allowed range is 0 to 128 px (an integer; 0 = auto: ceil(2 sigma-s))");

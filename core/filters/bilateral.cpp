@@ -128,7 +128,12 @@ double family_auto_value(const FilterSpec& spec, const ParamInfo& param) {
 // adaptive filter's floor and minimum in normalized units (code values /
 // 255, Delta E / 100 in lab mode).
 constexpr double kSigmaRPerNoiseRgb = 3.0;
-constexpr double kSigmaRPerNoise = 2.5;  // per-channel; lab (its noise as a Delta E)
+constexpr double kSigmaRPerNoise = 2.5;  // per-channel
+// Lab mode (its noise as a Delta E): the best multiple grows with the
+// noise, 2 at a noise of 10 code values to 2.5-3 at 30 on the evaluation's
+// photos, where one multiple left up to 0.79 dB (docs/quality.md).
+constexpr double kLabSigmaRPerNoise = 1.75;
+constexpr double kLabSigmaRGrowth = 0.025;  // per code value of noise
 constexpr double kAdaptEpsPerNoise = 1.5;
 constexpr double kAdaptMinPerNoise = 3.0;
 
@@ -140,7 +145,8 @@ double family_noise_value(const FilterSpec& spec, const ParamInfo& param, const 
   if (flag == "adapt-eps") return kAdaptEpsPerNoise * normalized;
   if (flag == "adapt-min") return kAdaptMinPerNoise * normalized;
   const bool rgb = bilateral_parameters(spec).mode == ColorMode::rgb;
-  return (rgb ? kSigmaRPerNoiseRgb : kSigmaRPerNoise) * sigma;  // sigma-r
+  if (lab) return (kLabSigmaRPerNoise + kLabSigmaRGrowth * auto_noise_sigma(noise)) * sigma;  // sigma-r
+  return (rgb ? kSigmaRPerNoiseRgb : kSigmaRPerNoise) * sigma;                                // sigma-r
 }
 
 std::string check_adaptive(const FilterSpec& spec) {
