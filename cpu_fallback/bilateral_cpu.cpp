@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "color_lab.h"
+#include "color_rows.h"
 
 namespace edgewise::cpu {
 
@@ -35,14 +35,10 @@ void prepare_pass(const BilateralParams& p, PaddedBand& source, const PaddedBand
 #pragma omp parallel for schedule(static) num_threads(threads) if (size_t(rows) * width >= kParallelSamples)
   for (ptrdiff_t i = 0; i < rows; ++i) {
     if (p.lab) {
-      float *r = source.row(0, int(i)), *g = source.row(1, int(i)), *b = source.row(2, int(i));
-      for (size_t x = 0; x < width; ++x) rgb_to_lab(r[x], g[x], b[x], r[x], g[x], b[x]);
+      color_rows().to_lab(source.row(0, int(i)), source.row(1, int(i)), source.row(2, int(i)), width);
     }
     if (p.linear)
-      for (int c = 0; c < colours; ++c) {
-        float* samples = source.row(c, int(i));
-        for (size_t x = 0; x < width; ++x) samples[x] = srgb_to_linear(samples[x]);
-      }
+      for (int c = 0; c < colours; ++c) color_rows().to_linear(source.row(c, int(i)), width);
     for (int c = 0; c < colours; ++c) {
       const float* from = source.row(c, int(i));
       float* to = scaled.row(c, int(i));
@@ -61,14 +57,10 @@ void finish_pass(const BilateralParams& p, const PaddedBand& source, const Outpu
     num_threads(threads) if (size_t(end - first) * size_t(target.width) >= kParallelSamples)
   for (int j = first; j < end; ++j) {
     if (p.lab) {
-      float *L = target.row(0, j), *a = target.row(1, j), *b = target.row(2, j);
-      for (int x = 0; x < target.width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);
+      color_rows().from_lab(target.row(0, j), target.row(1, j), target.row(2, j), size_t(target.width));
     }
     if (p.linear)
-      for (int c = 0; c < colours; ++c) {
-        float* samples = target.row(c, j);
-        for (int x = 0; x < target.width; ++x) samples[x] = linear_to_srgb(samples[x]);
-      }
+      for (int c = 0; c < colours; ++c) color_rows().from_linear(target.row(c, j), size_t(target.width));
     if (p.has_alpha)
       std::memcpy(target.row(colours, j), source.row(colours, j + r) + source.pad,
                   size_t(target.width) * sizeof(float));

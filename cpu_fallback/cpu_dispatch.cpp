@@ -1,4 +1,5 @@
 #include "bilateral_cpu.h"
+#include "color_rows.h"
 #include "nlm_cpu.h"
 
 namespace edgewise::cpu {
@@ -49,6 +50,20 @@ NlmTileFunction select_nlm_tile_function(const NlmParams& params) {
     default:
       return generic::select_nlm(params);
   }
+}
+
+const ColorRows& color_rows() {
+  static const ColorRows rows = [] {
+    switch (detect()) {
+      case Isa::avx512:
+        return avx512::color_rows();
+      case Isa::avx2:
+        return avx2::color_rows();
+      default:
+        return generic::color_rows();
+    }
+  }();
+  return rows;
 }
 
 }  // namespace edgewise::cpu

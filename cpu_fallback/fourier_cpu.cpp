@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "color_lab.h"
+#include "color_rows.h"
 #include "fourier_math.h"
 
 namespace edgewise::cpu {
@@ -110,8 +110,7 @@ class FourierKernel : public BandKernel {
 #pragma omp parallel for schedule(static) num_threads(threads())
     for (int i = 0; i < band.rows; ++i) {
       if (p.lab) {
-        float *r = band.row(0, i), *g = band.row(1, i), *b = band.row(2, i);
-        for (int x = 0; x < band.width; ++x) rgb_to_lab(r[x], g[x], b[x], r[x], g[x], b[x]);
+        color_rows().to_lab(band.row(0, i), band.row(1, i), band.row(2, i), size_t(band.width));
       }
       for (int c = 0; c < p.color_channels; ++c) {
         float* row = band.row(c, i);
@@ -160,8 +159,7 @@ class FourierKernel : public BandKernel {
 #pragma omp parallel for schedule(static) num_threads(threads())
     for (int j = 0; j < output.rows; ++j) {
       if (p.lab) {
-        float *L = output.row(0, j), *a = output.row(1, j), *b = output.row(2, j);
-        for (int x = 0; x < output.width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);
+        color_rows().from_lab(output.row(0, j), output.row(1, j), output.row(2, j), size_t(output.width));
       }
       if (p.has_alpha)
         std::memcpy(output.row(p.color_channels, j), input.row(p.color_channels, j + plan_.reach),

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "color_lab.h"
+#include "color_rows.h"
 
 namespace edgewise::cpu {
 
@@ -20,7 +20,9 @@ namespace {
 class NlmKernel : public BandKernel {
  public:
   NlmKernel(const NlmPlan& plan, const KernelContext& context)
-      : plan_(plan), context_(context), tile_(select_nlm_tile_function(plan.params)),
+      : plan_(plan),
+        context_(context),
+        tile_(select_nlm_tile_function(plan.params)),
         scratch_(size_t(std::max(1, context.threads))) {}
 
   void run(PaddedBand& input, const OutputBand& output, const std::vector<OutputBand>&) override {
@@ -31,8 +33,7 @@ class NlmKernel : public BandKernel {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int i = 0; i < input.rows; ++i) {
       if (p.lab) {
-        float *r = input.row(0, i), *g = input.row(1, i), *b = input.row(2, i);
-        for (int x = 0; x < input.width; ++x) rgb_to_lab(r[x], g[x], b[x], r[x], g[x], b[x]);
+        color_rows().to_lab(input.row(0, i), input.row(1, i), input.row(2, i), size_t(input.width));
       }
       for (int c = 0; c < colours; ++c) {
         float* row = input.row(c, i);
@@ -42,8 +43,8 @@ class NlmKernel : public BandKernel {
     std::vector<NlmTile> tiles;
     for (int row = 0; row < output.rows; row += kNlmTileRows)
       for (int col = 0; col < output.width; col += kNlmTileCols)
-        tiles.push_back({row, std::min(kNlmTileRows, output.rows - row), col,
-                         std::min(kNlmTileCols, output.width - col)});
+        tiles.push_back(
+            {row, std::min(kNlmTileRows, output.rows - row), col, std::min(kNlmTileCols, output.width - col)});
     const NlmTileFunction tile = tile_;
     const PaddedBand band = input;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (tiles.size() > 1)
@@ -51,8 +52,7 @@ class NlmKernel : public BandKernel {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int j = 0; j < output.rows; ++j) {
       if (p.lab) {
-        float *L = output.row(0, j), *a = output.row(1, j), *b = output.row(2, j);
-        for (int x = 0; x < output.width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);
+        color_rows().from_lab(output.row(0, j), output.row(1, j), output.row(2, j), size_t(output.width));
       }
       if (p.has_alpha)
         std::memcpy(output.row(colours, j), input.row(colours, j + reach) + input.pad,

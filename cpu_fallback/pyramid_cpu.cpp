@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "bilateral_cpu.h"
-#include "color_lab.h"
+#include "color_rows.h"
 #include "pyramid_math.h"
 
 namespace edgewise::cpu {
@@ -133,10 +133,7 @@ class PyramidKernel : public BandKernel {
     for_rows(range, width, [&](int i, float*) {
       for (int p = 0; p < planes; ++p)
         std::memcpy(base.row(p, i), input.row(p, i - input.first_row) + input.pad, size_t(width) * sizeof(float));
-      if (lab) {
-        float *r = base.row(0, i), *g = base.row(1, i), *b = base.row(2, i);
-        for (int x = 0; x < width; ++x) rgb_to_lab(r[x], g[x], b[x], r[x], g[x], b[x]);
-      }
+      if (lab) color_rows().to_lab(base.row(0, i), base.row(1, i), base.row(2, i), size_t(width));
     });
   }
 
@@ -284,10 +281,7 @@ class PyramidKernel : public BandKernel {
     for_rows({first, first + output.rows - 1}, width, [&](int i, float*) {
       const int j = i - first;
       for (int c = 0; c < colours; ++c) std::memcpy(output.row(c, j), base.row(c, i), size_t(width) * sizeof(float));
-      if (lab) {
-        float *L = output.row(0, j), *a = output.row(1, j), *b = output.row(2, j);
-        for (int x = 0; x < width; ++x) lab_to_rgb(L[x], a[x], b[x], L[x], a[x], b[x]);
-      }
+      if (lab) color_rows().from_lab(output.row(0, j), output.row(1, j), output.row(2, j), size_t(width));
       if (alpha)
         std::memcpy(output.row(colours, j), input.row(colours, i - input.first_row) + input.pad,
                     size_t(width) * sizeof(float));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "color_lab.h"
+#include "color_rows.h"
 #include "reference/lab_reference.h"
 #include "test_support.h"
 
@@ -21,7 +22,7 @@
 namespace edgewise_test {
 namespace {
 
-constexpr double kDeltaETolerance = 1e-3;  // Lab against babl
+constexpr double kDeltaETolerance = 1e-3;     // Lab against babl
 constexpr double kRoundTripTolerance = 1e-5;  // float rgb -> Lab -> rgb
 
 // >= 100000 random colours in [0,1]^3, the cube's corners, every 8-bit grey
@@ -58,8 +59,8 @@ std::vector<double> reference_to_lab(const std::vector<float>& rgb) {
 
 // Largest Delta E between two Lab lists, with the colour where it occurs.
 template <class A, class B>
-void expect_delta_e_below(const std::vector<float>& rgb, const std::vector<A>& got,
-                          const std::vector<B>& expected, double tolerance, const char* what) {
+void expect_delta_e_below(const std::vector<float>& rgb, const std::vector<A>& got, const std::vector<B>& expected,
+                          double tolerance, const char* what) {
   double worst = 0.0;
   size_t at = 0;
   for (size_t i = 0; i < got.size(); i += 3) {
@@ -71,19 +72,18 @@ void expect_delta_e_below(const std::vector<float>& rgb, const std::vector<A>& g
       at = i;
     }
   }
-  EXPECT_LE(worst, tolerance) << what << ": worst Delta E at R'G'B' (" << rgb[at] << ", " << rgb[at + 1]
-                              << ", " << rgb[at + 2] << "): got Lab (" << got[at] << ", " << got[at + 1]
-                              << ", " << got[at + 2] << "), expected (" << expected[at] << ", "
-                              << expected[at + 1] << ", " << expected[at + 2] << ")";
-  std::cout << "[  INFO    ] " << what << ": max Delta E " << worst << " over " << got.size() / 3
-            << " colours" << std::endl;
+  EXPECT_LE(worst, tolerance) << what << ": worst Delta E at R'G'B' (" << rgb[at] << ", " << rgb[at + 1] << ", "
+                              << rgb[at + 2] << "): got Lab (" << got[at] << ", " << got[at + 1] << ", " << got[at + 2]
+                              << "), expected (" << expected[at] << ", " << expected[at + 1] << ", " << expected[at + 2]
+                              << ")";
+  std::cout << "[  INFO    ] " << what << ": max Delta E " << worst << " over " << got.size() / 3 << " colours"
+            << std::endl;
 }
 
 TEST(ColorLab, CoreMatchesDoubleReference) {
   EW_SEEDED_RNG(rng);
   const std::vector<float> rgb = test_colours(rng);
-  expect_delta_e_below(rgb, core_to_lab(rgb), reference_to_lab(rgb), kDeltaETolerance,
-                       "core rgb_to_lab vs reference");
+  expect_delta_e_below(rgb, core_to_lab(rgb), reference_to_lab(rgb), kDeltaETolerance, "core rgb_to_lab vs reference");
   // The inverse, on the reference's own Lab values.
   const std::vector<double> lab = reference_to_lab(rgb);
   double worst = 0.0;
@@ -114,8 +114,8 @@ TEST(ColorLab, CoreRoundTrip) {
       }
     }
   }
-  EXPECT_LE(worst, kRoundTripTolerance) << "worst at R'G'B' (" << rgb[at] << ", " << rgb[at + 1] << ", "
-                                        << rgb[at + 2] << ")";
+  EXPECT_LE(worst, kRoundTripTolerance) << "worst at R'G'B' (" << rgb[at] << ", " << rgb[at + 1] << ", " << rgb[at + 2]
+                                        << ")";
 }
 
 TEST(ColorLab, ReferenceRoundTrip) {
@@ -135,6 +135,45 @@ TEST(ColorLab, ReferenceRoundTrip) {
   edgewise_reference::rgb_to_lab(odd, lab_odd);
   edgewise_reference::lab_to_rgb(lab_odd, back);
   for (int c = 0; c < 3; ++c) EXPECT_NEAR(back[c], odd[c], 1e-12);
+}
+
+// The CPU's row conversions (cpu_fallback/color_rows.h: the machine's SIMD
+// lanes, FMA where it has it) against the scalar ones: every row length up
+// to three vectors and a bit (the padded tail), out-of-gamut samples, and a
+// NaN that stays NaN. FMA contraction moves results by float rounding.
+TEST(ColorLab, RowConversionsMatchTheScalarOnes) {
+  EW_SEEDED_RNG(rng);
+  std::uniform_real_distribution<float> wide(-0.2f, 1.3f);
+  const edgewise::cpu::ColorRows& rows = edgewise::cpu::color_rows();
+  for (size_t n = 1; n <= 53; ++n) {
+    std::vector<float> plane[3];
+    for (auto& p : plane)
+      for (size_t x = 0; x < n; ++x) p.push_back(x % 7 == 3 ? float(x % 2) : wide(rng));
+    if (n > 5) plane[1][5] = NAN;
+    std::vector<float> lab[3] = {plane[0], plane[1], plane[2]}, linear = plane[0];
+    rows.to_lab(lab[0].data(), lab[1].data(), lab[2].data(), n);
+    rows.to_linear(linear.data(), n);
+    std::vector<float> back[3] = {lab[0], lab[1], lab[2]}, encoded = linear;
+    rows.from_lab(back[0].data(), back[1].data(), back[2].data(), n);
+    rows.from_linear(encoded.data(), n);
+    for (size_t x = 0; x < n; ++x) {
+      SCOPED_TRACE("row of " + std::to_string(n) + ", pixel " + std::to_string(x));
+      float expected[3];
+      edgewise::rgb_to_lab(plane[0][x], plane[1][x], plane[2][x], expected[0], expected[1], expected[2]);
+      for (int c = 0; c < 3; ++c) {
+        if (std::isnan(expected[c])) {
+          EXPECT_TRUE(std::isnan(lab[c][x]));
+          continue;
+        }
+        EXPECT_NEAR(lab[c][x], expected[c], 1e-4 * std::max(1.0f, std::fabs(expected[c])));
+        if (!std::isnan(plane[1][x])) {
+          EXPECT_NEAR(back[c][x], plane[c][x], kRoundTripTolerance);
+        }
+      }
+      EXPECT_NEAR(linear[x], edgewise::srgb_to_linear(plane[0][x]), 1e-6);
+      EXPECT_NEAR(encoded[x], plane[0][x], 1e-6);
+    }
+  }
 }
 
 TEST(ColorLab, WhiteBlackAndGreys) {
@@ -181,8 +220,7 @@ TEST_F(BablLab, ReferenceRgbToLabMatchesBabl) {
   EW_SEEDED_RNG(rng);
   const std::vector<float> rgb = test_colours(rng);
   const std::vector<float> babl_lab = convert("R'G'B' float", "CIE Lab float", rgb);
-  expect_delta_e_below(rgb, reference_to_lab(rgb), babl_lab, kDeltaETolerance,
-                       "reference rgb_to_lab vs babl");
+  expect_delta_e_below(rgb, reference_to_lab(rgb), babl_lab, kDeltaETolerance, "reference rgb_to_lab vs babl");
 }
 
 // The way back, on Lab values babl produced: compared in R'G'B'.
@@ -203,8 +241,7 @@ TEST_F(BablLab, LabToRgbMatchesBabl) {
       worst_reference = std::max(worst_reference, std::fabs(reference[c] - babl_rgb[i + size_t(c)]));
     }
   }
-  std::cout << "[  INFO    ] lab_to_rgb vs babl: core " << worst_core << ", reference " << worst_reference
-            << std::endl;
+  std::cout << "[  INFO    ] lab_to_rgb vs babl: core " << worst_core << ", reference " << worst_reference << std::endl;
   EXPECT_LE(worst_core, 1e-4);
   EXPECT_LE(worst_reference, 1e-4);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -31,8 +32,8 @@ using edgewise_cli::write_image;
 // A run of the binary itself (no shell), with its peak memory and time.
 struct MeasuredRun {
   int status = -1;
-  int signal = 0;          // the signal that ended it, 0 when it exited
-  long max_rss_kib = 0;    // the child's own peak resident memory
+  int signal = 0;        // the signal that ended it, 0 when it exited
+  long max_rss_kib = 0;  // the child's own peak resident memory
   double seconds = 0.0;
   std::string err;
 };
@@ -147,8 +148,8 @@ TEST(CliFiles, BombsRefusedFromTheHeader) {
   struct Bomb {
     std::string name, declared;
   };
-  for (const Bomb& bomb : {Bomb{"bomb.png", "16000x1000000"}, Bomb{"bomb.tif", "100000x95000"},
-                           Bomb{"bomb.jpg", "60000x50000"}}) {
+  for (const Bomb& bomb :
+       {Bomb{"bomb.png", "16000x1000000"}, Bomb{"bomb.tif", "100000x95000"}, Bomb{"bomb.jpg", "60000x50000"}}) {
     SCOPED_TRACE(bomb.name + " (" + std::to_string(read_bytes(dir.file(bomb.name)).size()) + " bytes)");
     const MeasuredRun run = run_measured({dir.file(bomb.name), "-o", out.file("result.tif")}, logs);
     EXPECT_EQ(run.status, 1);
@@ -166,8 +167,8 @@ TEST(CliFiles, BombsRefusedFromTheHeader) {
 TEST(CliFiles, LyingFileCostsItsDataNotItsDeclaredSize) {
   ScratchDir dir, out, logs;
   write_bytes(dir.file("lying.png"), png_bomb(30000, 30000));  // 3.6 GB declared
-  const MeasuredRun run = run_measured(
-      {"--max-pixels", "2000000000", dir.file("lying.png"), "-o", out.file("result.png")}, logs);
+  const MeasuredRun run =
+      run_measured({"--max-pixels", "2000000000", dir.file("lying.png"), "-o", out.file("result.png")}, logs);
   EXPECT_EQ(run.status, 1);
   EXPECT_EQ(line_count(run.err), 1) << run.err;
   EXPECT_NE(run.err.find("lying.png"), std::string::npos) << run.err;
@@ -310,7 +311,8 @@ TEST(CliFiles, BatchWritesWhatItCanAndNamesFailures) {
       << batch.err;
 
   ScratchDir fast;
-  const CliResult stopped = run_cli("--fail-fast " + dir.file("b.jpg") + " " + dir.file("a.png") + " -o " + fast.path());
+  const CliResult stopped =
+      run_cli("--fail-fast " + dir.file("b.jpg") + " " + dir.file("a.png") + " -o " + fast.path());
   EXPECT_EQ(stopped.status, 1);
   EXPECT_EQ(fast.entries(), std::vector<std::string>{});
   EXPECT_NE(stopped.err.find("1 of 2 files failed: " + dir.file("b.jpg") + "; --fail-fast stopped the rest"),
@@ -345,10 +347,18 @@ void interrupt_at_many_moments(int signal_number, bool named_temp) {
   }
   write_image(dir.file("in.tif"), FileFormat::tiff, big);
   if (named_temp) setenv("EDGEWISE_NAMED_TEMP", "1", 1);
-  const std::vector<std::string> args = {"--radius", "1", "--png-compression", "9", dir.file("in.tif"), "-o",
-                                         out.file("out.png")};
-  const MeasuredRun whole = run_measured(args, logs);
+  const std::vector<std::string> args = {"--radius",         "1",  "--png-compression", "9",
+                                         dir.file("in.tif"), "-o", out.file("out.png")};
+  // The fastest of three runs: timed once, a run that met load the later
+  // ones do not left them finishing before their signal (4 of 12
+  // interrupted in one CI-like run, where 6 are asked for).
+  MeasuredRun whole = run_measured(args, logs);
   ASSERT_EQ(whole.status, 0) << whole.err;
+  for (int again = 0; again < 2; ++again) {
+    const MeasuredRun run = run_measured(args, logs);
+    ASSERT_EQ(run.status, 0) << run.err;
+    whole.seconds = std::min(whole.seconds, run.seconds);
+  }
   const std::string complete = read_bytes(out.file("out.png"));
   int interrupted = 0;
   for (int i = 0; i < 12; ++i) {

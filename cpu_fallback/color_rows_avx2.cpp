@@ -1,0 +1,5 @@
+// The row colour conversions built for the avx2 instruction set (see
+// CMakeLists.txt for the flags); 8 float lanes per vector.
+#define EW_ISA_NAMESPACE avx2
+#define EW_LANE_WIDTH 8
+#include "color_rows_impl.h"
