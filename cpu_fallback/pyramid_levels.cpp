@@ -2,6 +2,18 @@
 
 #include <algorithm>
 
+// REDUCE and EXPAND are a few additions and multiplications a sample over
+// rows in cache, so vector width pays: GCC compiles a clone of each per
+// instruction set and picks one per process when it loads (clang 14 builds
+// the default one only). The file is built without FMA contraction
+// (CMakeLists.txt), so every clone gives the same bits. 24 MP RGB, 5
+// levels, 2 threads: 3-8 % less time for the whole filter.
+#if defined(__x86_64__)
+#define EW_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define EW_VECTOR_CLONES
+#endif
+
 namespace edgewise::cpu {
 
 namespace {
@@ -44,7 +56,8 @@ void LevelRing::grow(int capacity, PyramidRange kept) {
   rows_ = rows;
 }
 
-void reduce_row(const LevelRows& fine, int fine_height, int plane, int i, float* line, float* out, int coarse_width) {
+EW_VECTOR_CLONES void reduce_row(const LevelRows& fine, int fine_height, int plane, int i, float* line, float* out,
+                                 int coarse_width) {
   const int fine_width = fine.width;
   const float* r0 = fine.row(plane, pyramid_clamp(2 * i - 2, fine_height));
   const float* r1 = fine.row(plane, pyramid_clamp(2 * i - 1, fine_height));
@@ -61,8 +74,8 @@ void reduce_row(const LevelRows& fine, int fine_height, int plane, int i, float*
   }
 }
 
-void expand_columns(const LevelRows& coarse, int coarse_height, int plane, int i, int x_begin, int x_end, float* line,
-                    float* out) {
+EW_VECTOR_CLONES void expand_columns(const LevelRows& coarse, int coarse_height, int plane, int i, int x_begin,
+                                     int x_end, float* line, float* out) {
   // line[t] is the vertical interpolation at coarse column lo + t, clamped:
   // fine column x = 2m (+1) reads coarse columns m - 1 .. m + 1.
   const int j = i / 2, cw = coarse.width;
