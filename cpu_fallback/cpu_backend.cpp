@@ -1,6 +1,7 @@
-// The CPU backend: bands run one at a time, each on all cores, through the
-// family's band kernel (cpu_kernels.cpp); rows are unpacked from and packed
-// to their stored sample type in parallel.
+// The CPU backend: bands run one at a time, in order, each on all cores,
+// through the family's band kernel (cpu_kernels.cpp); rows are unpacked
+// from and packed to their stored sample type in parallel (a row-stream
+// kernel, the pyramid filter's, unpacks and packs its own).
 #include "cpu_backend.h"
 
 #include <omp.h>
@@ -33,6 +34,10 @@ class CpuRunner : public BandRunner {
     context_.threads = threads;
     context_.parallel = openmp_rows(threads);
     const int width = plan.shape.width, planes = plan.shape.channels;
+    if (entry.make_stream) {
+      stream_ = entry.make_stream(plan, context_);
+      return;
+    }
     input_.resize(padded_band_floats(band_rows + 2 * plan.reach, width, plan.pad, planes));
     output_.resize(size_t(band_rows) * size_t(width) * size_t(planes));
     for (const ExtraOutput& extra : plan.extra_outputs)
@@ -41,6 +46,10 @@ class CpuRunner : public BandRunner {
   }
 
   void submit(int, const BandTask& task) override {
+    if (stream_) {
+      stream_->run(task.input, plan_.shape.height, task.output);
+      return;
+    }
     const int width = plan_.shape.width, planes = plan_.shape.channels;
     PaddedBand input = describe_padded_band(task.y0 - plan_.reach, task.rows + 2 * plan_.reach, width, plan_.pad,
                                             planes, input_.data());
@@ -63,6 +72,7 @@ class CpuRunner : public BandRunner {
   std::vector<float> input_, output_;
   std::vector<std::vector<float>> extras_;
   std::unique_ptr<BandKernel> kernel_;
+  std::unique_ptr<RowStreamKernel> stream_;
 };
 
 class CpuBackend : public Backend {

@@ -10,10 +10,10 @@ namespace edgewise::cpu {
 namespace {
 
 const KernelEntry kKernels[] = {
-    {"bilateral", bilateral_own_cost, make_bilateral_kernel},
-    {"nlm", nlm_own_cost, make_nlm_kernel},
-    {"fourier", fourier_own_cost, make_fourier_kernel},
-    {"pyramid", pyramid_own_cost, make_pyramid_kernel},
+    {"bilateral", bilateral_own_cost, make_bilateral_kernel, nullptr},
+    {"nlm", nlm_own_cost, make_nlm_kernel, nullptr},
+    {"fourier", fourier_own_cost, make_fourier_kernel, nullptr},
+    {"pyramid", pyramid_own_cost, nullptr, make_pyramid_kernel},
 };
 
 }  // namespace

@@ -21,6 +21,22 @@ class BandKernel {
   virtual void run(PaddedBand& input, const OutputBand& output, const std::vector<OutputBand>& extras) = 0;
 };
 
+// A family's computation that streams rows: it unpacks the input rows it
+// needs itself, each row once, keeps what it computed from them for the
+// bands after (the runner submits them in order, top to bottom), and packs
+// its output rows while they are in cache. The pyramid filter: its halo is
+// many rows deep and would otherwise be unpacked and reduced again by
+// every band, and its finest level waits that long for the coarse levels.
+// The runner allocates no bands for it. It makes no extra outputs.
+class RowStreamKernel {
+ public:
+  virtual ~RowStreamKernel() = default;
+  // `input`: the band's rows as stored (image rows y0 - reach .. y0 + rows
+  // + reach, clipped to the image); `output`: its output rows, every
+  // sample of which the kernel writes.
+  virtual void run(const RowSpan& input, int image_height, const RowSpan& output) = 0;
+};
+
 struct KernelContext {
   int band_rows = 0;  // the most output rows a band has
   int threads = 1;
@@ -31,7 +47,9 @@ struct KernelEntry {
   const char* family;
   // Floats of its own buffers per band (beyond the plan's), for the budget.
   BandCost (*own_cost)(const Plan& plan);
+  // One of the two is set.
   std::unique_ptr<BandKernel> (*make)(const Plan& plan, const KernelContext& context);
+  std::unique_ptr<RowStreamKernel> (*make_stream)(const Plan& plan, const KernelContext& context);
 };
 
 // The families this backend runs; null when it has none for `family`.

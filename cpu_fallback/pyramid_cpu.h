@@ -1,7 +1,8 @@
-// The multiresolution bilateral filter on the CPU: its band kernel builds
-// the band's share of the Laplacian pyramid (the rows its output depends
-// on, pyramid_band_rows), runs the bilateral family's row functions on
-// every level and collapses the pyramid.
+// The multiresolution bilateral filter on the CPU: a row-stream kernel
+// (cpu_kernels.h) that builds the rows of the Laplacian pyramid a band's
+// output depends on (pyramid_band_rows) less those it computed for earlier
+// rows, runs the bilateral family's row functions on every level and
+// collapses the pyramid.
 #pragma once
 
 #include <memory>
@@ -12,6 +13,6 @@
 namespace edgewise::cpu {
 
 BandCost pyramid_own_cost(const Plan& plan);
-std::unique_ptr<BandKernel> make_pyramid_kernel(const Plan& plan, const KernelContext& context);
+std::unique_ptr<RowStreamKernel> make_pyramid_kernel(const Plan& plan, const KernelContext& context);
 
 }  // namespace edgewise::cpu
