@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <future>
 #include <map>
@@ -121,6 +122,10 @@ DecodedImage to_16_bit(const std::vector<float>& samples, const edgewise::ImageS
 
 // A job's decoded input, read on its own thread while the job before it
 // is filtered (the dialog has read it already).
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::future<DecodedImage> start_reading(Job& job, const JobOptions& files) {
   if (!job.image.bytes.empty()) {
     std::promise<DecodedImage> ready;
@@ -128,7 +133,12 @@ std::future<DecodedImage> start_reading(Job& job, const JobOptions& files) {
     job.image = DecodedImage();
     return ready.get_future();
   }
-  return std::async(std::launch::async, [path = job.input, limits = files.limits] { return read_image(path, limits); });
+  return std::async(std::launch::async, [path = job.input, limits = files.limits, &seconds = job.read_seconds] {
+    const auto start = std::chrono::steady_clock::now();
+    DecodedImage image = read_image(path, limits);
+    seconds = seconds_since(start);
+    return image;
+  });
 }
 
 // What a filtered job hands to its writer: the result and the extra images.
@@ -153,7 +163,14 @@ Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterS
       extra_samples.emplace_back(size_t(shape.width) * size_t(shape.height) * size_t(shape.channels));
       extras.push_back({name, {extra_samples.back().data(), shape, edgewise::SampleType::f32, 0}});
     }
+    const auto start = std::chrono::steady_clock::now();
     const edgewise::RunReport report = edgewise::run_filter(spec, view(input), view(filtered.result), run, extras);
+    if (verbose) {
+      char timing[96];
+      std::snprintf(timing, sizeof timing, ": read in %.2f s, filtered in %.2f s on ", job.read_seconds,
+                    seconds_since(start));
+      progress.message(job.input + timing + report.backend);
+    }
     if (verbose && !report.auto_values.empty()) {
       char sigma[32];
       std::snprintf(sigma, sizeof sigma, "%.2f", report.noise_sigma);
@@ -169,10 +186,11 @@ Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterS
 }
 
 // Every file of a job, each whole or not at all; on its own thread while
-// the next job is filtered.
-std::future<void> start_writing(const Job& job, Filtered filtered, const JobOptions& files) {
+// the next job is filtered. Its result: the seconds it took (for --verbose).
+std::future<double> start_writing(const Job& job, Filtered filtered, const JobOptions& files) {
   return std::async(std::launch::async, [output = job.output, format = job.format, write = files.write,
                                          filtered = std::move(filtered)] {
+    const auto start = std::chrono::steady_clock::now();
     write_atomically(output, [&](const std::string& temp) { write_image(temp, format, filtered.result, write); });
     // Not a structured binding: C++17 lambdas cannot capture one (clang refuses).
     for (const auto& extra : filtered.extras) {
@@ -180,7 +198,26 @@ std::future<void> start_writing(const Job& job, Filtered filtered, const JobOpti
       const DecodedImage& image = extra.second;
       write_atomically(path, [&](const std::string& temp) { write_image(temp, format_for_output(path), image); });
     }
+    return seconds_since(start);
   });
+}
+
+// A GPU's context takes a tenth of a second or more to start: the backend
+// the run will use starts while the first file decodes. A failure here is
+// left for the run, which makes the backend again and reports it.
+std::future<void> start_backend(edgewise::KeptBackends& kept, const edgewise::RunOptions& run) {
+  const edgewise::BackendList& list = run.backends ? *run.backends : edgewise::installed_backends();
+  for (const auto& provider : list) {
+    if (provider->is_fallback() || (run.backend != "auto" && provider->id() != run.backend)) continue;
+    return std::async(std::launch::async, [&kept, device = provider.get(), options = run.backend_options] {
+      std::string why_not;
+      try {
+        if (device->usable(why_not)) kept.get(*device, options);
+      } catch (const std::exception&) {
+      }
+    });
+  }
+  return {};
 }
 
 }  // namespace
@@ -194,8 +231,8 @@ edgewise::ImageBuffer view(DecodedImage& image) {
           image.row_bytes()};
 }
 
-std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output,
-                           const JobOptions& options, const std::map<std::string, std::string>& extra_outputs) {
+std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output, const JobOptions& options,
+                           const std::map<std::string, std::string>& extra_outputs) {
   std::vector<Job> jobs = name_outputs(inputs, output);
   check_collisions(jobs, options, extra_outputs);
   std::set<std::string> directories;
@@ -220,16 +257,23 @@ BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, c
                      const std::map<std::string, std::string>& extra_outputs, const JobOptions& files) {
   const bool terminal = isatty(STDERR_FILENO) == 1;
   BatchReport report;
+  // One backend for the whole batch: a GPU keeps its buffers from file to file.
+  edgewise::KeptBackends kept;
+  edgewise::RunOptions run = options;
+  run.kept = &kept;
   std::vector<size_t> failed;
   std::future<DecodedImage> next_input;
   if (!jobs.empty()) next_input = start_reading(jobs[0], files);
-  std::future<void> writing;
+  std::future<void> starting = jobs.empty() ? std::future<void>() : start_backend(kept, run);
+  std::future<double> writing;
   size_t writing_job = 0;
   // Waits for the write in flight; false when it failed.
   auto finish_write = [&]() {
     if (!writing.valid()) return true;
     try {
-      writing.get();
+      const double seconds = writing.get();
+      if (files.verbose)
+        std::fprintf(stderr, "edgewise: %s: written in %.2f s\n", jobs[writing_job].output.c_str(), seconds);
       ++report.written;
       return true;
     } catch (const std::exception& error) {
@@ -246,9 +290,10 @@ BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, c
     {
       ProgressLine progress(count + file_name_of(job.input), terminal);
       try {
+        if (starting.valid()) starting.get();  // before the kept backends are used on this thread
         DecodedImage input = next_input.get();
         if (i + 1 < jobs.size()) next_input = start_reading(jobs[i + 1], files);
-        Filtered filtered = filter_job(job, input, spec, options, extra_outputs, files.verbose, progress);
+        Filtered filtered = filter_job(job, input, spec, run, extra_outputs, files.verbose, progress);
         progress.finish();
         if (!finish_write() && files.fail_fast) {
           report.stopped = true;

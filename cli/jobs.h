@@ -27,6 +27,7 @@ struct Job {
   std::string output;
   FileFormat format = FileFormat::png;
   DecodedImage image;  // the decoded input once read (the dialog reads it first)
+  double read_seconds = 0;  // decoding the input, for --verbose
 };
 
 // The engine's view of a decoded image (no copy).

@@ -315,8 +315,9 @@ std::string help_text(const edgewise::Registry& registry, const edgewise::Backen
       << wrap(
              "With --estimate-noise: after each file's line, one line per channel holding its noise level "
              "function, since camera noise grows with brightness: the noise sigma in intensity bins, each as "
-             "intensity:sigma in code values (- where a bin has too little flat area). When filtering: for "
-             "each file, the noise the auto values started from and the values they took (on standard error).")
+             "intensity:sigma in code values (- where a bin has too little flat area). When filtering, on "
+             "standard error: for each file, the seconds it took to read, filter (and on which backend) and "
+             "write, and the noise the auto values started from and the values they took.")
       << "\nOther options:\n";
   out << "  --gui\n"
       << wrap(

@@ -15,6 +15,24 @@ void Backend::provoke_failure(InjectedFailure failure) {
                                                         : "injected failure: out of device memory");
 }
 
+Backend& KeptBackends::get(const BackendProvider& provider, const BackendOptions& options) {
+  for (Entry& entry : entries_)
+    if (entry.id == provider.id() && entry.options.threads == options.threads &&
+        entry.options.gpu_memory_budget == options.gpu_memory_budget)
+      return *entry.backend;
+  drop(provider);  // kept with other options: its buffers were sized for them
+  entries_.push_back({provider.id(), options, provider.make(options)});
+  return *entries_.back().backend;
+}
+
+void KeptBackends::drop(const BackendProvider& provider) {
+  for (size_t i = 0; i < entries_.size(); ++i)
+    if (entries_[i].id == provider.id()) {
+      entries_.erase(entries_.begin() + long(i));
+      return;
+    }
+}
+
 const BackendProvider* find_backend(const BackendList& list, const std::string& id) {
   for (const auto& provider : list)
     if (provider->id() == id) return provider.get();

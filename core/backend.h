@@ -92,6 +92,28 @@ class BackendProvider {
 
 using BackendList = std::vector<std::shared_ptr<const BackendProvider>>;
 
+// Backends kept from one run to the next by a front end that runs many
+// (the dialog's previews, the CLI's files): a GPU backend then keeps its
+// device buffers and pinned staging instead of allocating them per run,
+// which costs more than filtering a preview. Used by one thread at a time;
+// the backends live until this object goes.
+class KeptBackends {
+ public:
+  // The provider's backend for these options: the kept one, or made now
+  // (BackendError when it cannot start) and kept.
+  Backend& get(const BackendProvider& provider, const BackendOptions& options);
+  // Forgets the provider's backend: after it failed, its state is not trusted.
+  void drop(const BackendProvider& provider);
+
+ private:
+  struct Entry {
+    std::string id;
+    BackendOptions options;
+    std::unique_ptr<Backend> backend;
+  };
+  std::vector<Entry> entries_;
+};
+
 // The backends this build has (defined outside core, by the backend folders).
 const BackendList& installed_backends();
 

@@ -19,16 +19,32 @@ RunReport run_with_fallback(const Plan& plan, const RunOptions& options, const s
     job(backend);
     report.backend = backend.name();
   };
+  // The provider's backend, kept (options.kept) or made for this run
+  // (held by `owned`).
+  auto backend_of = [&](const BackendProvider& provider, std::unique_ptr<Backend>& owned) -> Backend& {
+    if (options.kept) return options.kept->get(provider, options.backend_options);
+    owned = provider.make(options.backend_options);
+    return *owned;
+  };
+  auto forget = [&](const BackendProvider& provider) {
+    if (options.kept) options.kept->drop(provider);
+  };
 
   if (options.backend != "auto") {
     const BackendProvider& provider = *find_backend(list, options.backend);
     std::string why_not;
     if (!provider.usable(why_not))
       throw BackendError(provider.name() + " backend requested but unavailable: " + why_not);
-    std::unique_ptr<Backend> backend = provider.make(options.backend_options);
-    const std::string unsupported = backend->unsupported(plan);
+    std::unique_ptr<Backend> owned;
+    Backend& backend = backend_of(provider, owned);
+    const std::string unsupported = backend.unsupported(plan);
     if (!unsupported.empty()) throw BackendError(provider.name() + " backend cannot run this job: " + unsupported);
-    run_on(*backend);
+    try {
+      run_on(backend);
+    } catch (const BackendError&) {
+      forget(provider);
+      throw;
+    }
     return report;
   }
 
@@ -40,9 +56,10 @@ RunReport run_with_fallback(const Plan& plan, const RunOptions& options, const s
     if (provider.get() == fallback) continue;
     std::string why_not;
     if (!provider->usable(why_not)) continue;  // no device is not worth a message
-    std::unique_ptr<Backend> backend;
+    std::unique_ptr<Backend> owned;
+    Backend* backend = nullptr;
     try {
-      backend = provider->make(options.backend_options);
+      backend = &backend_of(*provider, owned);
     } catch (const BackendError& error) {
       report.fallback_reason = error.what();
       continue;
@@ -57,13 +74,14 @@ RunReport run_with_fallback(const Plan& plan, const RunOptions& options, const s
       return report;
     } catch (const BackendError& error) {
       // Every row is written again below, so nothing half-done survives.
+      forget(*provider);
       report.fallback_reason = error.what();
       if (options.notice)
         options.notice(provider->name() + " failed (" + error.what() + "); rerunning on the " + fallback->name());
     }
   }
-  std::unique_ptr<Backend> backend = fallback->make(options.backend_options);
-  run_on(*backend);
+  std::unique_ptr<Backend> owned;
+  run_on(backend_of(*fallback, owned));
   return report;
 }
 

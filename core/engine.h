@@ -29,6 +29,9 @@ struct RunOptions {
   // from the input when the spec needs it. A front end that filters part of
   // an image (the dialog's preview) passes the whole image's estimate.
   const NoiseEstimate* noise = nullptr;
+  // Backends to reuse and keep for the next run (see KeptBackends). Null:
+  // made for this run and dropped after it.
+  KeptBackends* kept = nullptr;
 };
 
 // A filter's extra output (FilterInfo::outputs) wanted from a run, written

@@ -16,6 +16,7 @@
 #include "cuda_backend.h"
 #include "device_band.h"
 #include "device_resources.h"
+#include "host_staging.h"
 
 namespace edgewise {
 namespace cuda {
@@ -65,38 +66,85 @@ const std::string& device_name(int device) {
   return name;
 }
 
-// A slot's device memory. Raw staging is sized on first use, when the
-// samples' types are known (a float budget would triple it for 8-bit jobs).
+// Device memory that grows to what a run asks and is kept for the next.
+struct GrowingMemory {
+  DeviceMemory memory;
+  size_t bytes = 0;
+  void reserve(size_t wanted) {
+    if (wanted <= bytes) return;
+    memory = DeviceMemory();  // free first: the old and new buffers need not fit together
+    memory = DeviceMemory(wanted);
+    bytes = wanted;
+  }
+  template <class T>
+  T* as() const {
+    return memory.as<T>();
+  }
+};
+
+// Rows the GPU wrote into pinned staging, for the caller's pageable buffer
+// once the slot's stream is done.
+struct PendingCopy {
+  void* to;
+  size_t to_stride;
+  const void* from;
+  size_t row_bytes, rows;
+};
+
+// A band slot's stream and buffers. The backend keeps its slots from run to
+// run (sized by the largest run so far), so a kept backend allocates
+// nothing for a run like the last: the dialog's previews, the CLI's files.
 struct Slot {
-  DeviceMemory band, scratch, output, raw_in, raw_out;
-  std::vector<DeviceMemory> extras, raw_extras;
-  size_t raw_in_bytes = 0, raw_out_bytes = 0;
+  GrowingMemory band, scratch, output, raw_in, raw_out;
+  std::vector<GrowingMemory> extras, raw_extras;
+  PinnedStaging host_in, host_out;
+  std::vector<PinnedStaging> host_extras;
+  std::vector<PendingCopy> pending;
   Stream stream;
 };
 
+using SlotPool = std::vector<std::unique_ptr<Slot>>;
+
 class CudaRunner : public BandRunner {
  public:
-  CudaRunner(const Plan& plan, const DeviceKernelEntry& entry, int band_rows, int slots)
-      : plan_(plan), band_rows_(band_rows) {
+  CudaRunner(const Plan& plan, const DeviceKernelEntry& entry, int band_rows, int slots, SlotPool& pool)
+      : plan_(plan), band_rows_(band_rows), pool_(pool) {
     const int width = plan.shape.width, planes = plan.shape.channels;
     const size_t band_floats = size_t(band_rows + 2 * plan.reach) * size_t(plan.padded_width()) * size_t(planes);
+    const size_t extras = plan.extra_outputs.size();
     for (int i = 0; i < slots; ++i) {
-      auto slot = std::make_unique<Slot>();
-      slot->band = DeviceMemory(band_floats * sizeof(float));
-      slot->scratch = DeviceMemory(band_floats * size_t(plan.scratch_bands) * sizeof(float));
-      slot->output = DeviceMemory(size_t(band_rows) * size_t(width) * size_t(planes) * sizeof(float));
-      for (const ExtraOutput& extra : plan.extra_outputs) {
-        const size_t bytes = size_t(band_rows) * size_t(width) * size_t(extra.channels) * sizeof(float);
-        slot->extras.emplace_back(bytes);
-        slot->raw_extras.emplace_back(bytes);
+      std::unique_ptr<Slot> slot;
+      if (pool_.empty()) {
+        slot = std::make_unique<Slot>();
+      } else {
+        slot = std::move(pool_.back());
+        pool_.pop_back();
       }
-      slots_.push_back(std::move(slot));
+      slots_.push_back(std::move(slot));  // back to the pool with the runner, even when a reserve below throws
+      Slot& kept = *slots_.back();
+      kept.band.reserve(band_floats * sizeof(float));
+      kept.scratch.reserve(band_floats * size_t(plan.scratch_bands) * sizeof(float));
+      kept.output.reserve(size_t(band_rows) * size_t(width) * size_t(planes) * sizeof(float));
+      if (kept.extras.size() < extras) {
+        kept.extras.resize(extras);
+        kept.raw_extras.resize(extras);
+      }
+      if (kept.host_extras.size() < extras) kept.host_extras = std::vector<PinnedStaging>(extras);
+      for (size_t e = 0; e < extras; ++e) {
+        const size_t bytes = size_t(band_rows) * size_t(width) * size_t(plan.extra_outputs[e].channels) * sizeof(float);
+        kept.extras[e].reserve(bytes);
+        kept.raw_extras[e].reserve(bytes);
+      }
     }
     kernel_ = entry.make(plan);
   }
 
   ~CudaRunner() override {
-    for (auto& slot : slots_) cudaStreamSynchronize(slot->stream.get());
+    for (auto& slot : slots_) {
+      cudaStreamSynchronize(slot->stream.get());
+      slot->pending.clear();  // a run that stopped early delivers nothing more
+      pool_.push_back(std::move(slot));
+    }
   }
 
   void submit(int index, const BandTask& task) override {
@@ -105,12 +153,20 @@ class CudaRunner : public BandRunner {
     const int width = plan_.shape.width, planes = plan_.shape.channels;
     const size_t in_row = size_t(width) * size_t(planes) * size_t(sample_bytes(task.input.type));
     const size_t out_row = size_t(width) * size_t(planes) * size_t(sample_bytes(task.output.type));
-    reserve(slot.raw_in, slot.raw_in_bytes,
-            in_row * size_t(std::min(plan_.shape.height, band_rows_ + 2 * plan_.reach)));
-    reserve(slot.raw_out, slot.raw_out_bytes, out_row * size_t(band_rows_));
+    const size_t in_rows = size_t(std::min(plan_.shape.height, band_rows_ + 2 * plan_.reach));
+    slot.raw_in.reserve(in_row * in_rows);
+    slot.raw_out.reserve(out_row * size_t(band_rows_));
 
-    check(cudaMemcpy2DAsync(slot.raw_in.as<void>(), in_row, task.input.data, task.input.stride, in_row,
-                            size_t(task.input.rows), cudaMemcpyHostToDevice, stream),
+    const void* source = task.input.data;
+    size_t source_stride = task.input.stride;
+    if (!is_pinned(source)) {
+      slot.host_in.reserve(in_row * in_rows);
+      copy_rows(slot.host_in.data(), in_row, source, source_stride, in_row, size_t(task.input.rows));
+      source = slot.host_in.data();
+      source_stride = in_row;
+    }
+    check(cudaMemcpy2DAsync(slot.raw_in.as<void>(), in_row, source, source_stride, in_row, size_t(task.input.rows),
+                            cudaMemcpyHostToDevice, stream),
           "copying a band to the GPU");
     const DeviceBand band = describe_device_band(slot.band.as<float>(), task.y0 - plan_.reach,
                                                  task.rows + 2 * plan_.reach, width, plan_.pad);
@@ -118,31 +174,46 @@ class CudaRunner : public BandRunner {
                   band, stream);
     const DeviceOutput output = tight(slot.output.as<float>(), task.y0, task.rows, width);
     std::vector<DeviceOutput> extras;
-    for (size_t e = 0; e < slot.extras.size(); ++e)
+    for (size_t e = 0; e < plan_.extra_outputs.size(); ++e)
       extras.push_back(tight(slot.extras[e].as<float>(), task.y0, task.rows, width));
     kernel_->run(band, output, extras, slot.scratch.as<float>(), stream);
 
     launch_pack(task.output.type, output, planes, slot.raw_out.as<void>(), out_row, stream);
-    check(cudaMemcpy2DAsync(task.output.data, task.output.stride, slot.raw_out.as<void>(), out_row, out_row,
-                            size_t(task.rows), cudaMemcpyDeviceToHost, stream),
-          "copying a band from the GPU");
+    download(slot, task.output.data, task.output.stride, slot.raw_out.as<void>(), out_row, size_t(task.rows),
+             slot.host_out);
     for (size_t e = 0; e < extras.size(); ++e) {
       const int channels = plan_.extra_outputs[e].channels;
       const size_t row = size_t(width) * size_t(channels) * sizeof(float);
       launch_pack(SampleType::f32, extras[e], channels, slot.raw_extras[e].as<void>(), row, stream);
-      check(cudaMemcpy2DAsync(task.extras[e].data, task.extras[e].stride, slot.raw_extras[e].as<void>(), row, row,
-                              size_t(task.rows), cudaMemcpyDeviceToHost, stream),
-            "copying a band from the GPU");
+      download(slot, task.extras[e].data, task.extras[e].stride, slot.raw_extras[e].as<void>(), row, size_t(task.rows),
+               slot.host_extras[e]);
     }
   }
 
-  void wait(int index) override { slots_[size_t(index)]->stream.synchronize(); }
+  void wait(int index) override {
+    Slot& slot = *slots_[size_t(index)];
+    slot.stream.synchronize();
+    for (const PendingCopy& copy : slot.pending)
+      copy_rows(copy.to, copy.to_stride, copy.from, copy.row_bytes, copy.row_bytes, copy.rows);
+    slot.pending.clear();
+  }
 
  private:
-  static void reserve(DeviceMemory& memory, size_t& held, size_t bytes) {
-    if (held >= bytes) return;
-    memory = DeviceMemory(bytes);
-    held = bytes;
+  // Rows from the device to `to`: straight into pinned memory, else through
+  // the slot's pinned staging and a host copy in wait().
+  static void download(Slot& slot, void* to, size_t to_stride, const void* from, size_t row_bytes, size_t rows,
+                       PinnedStaging& staging) {
+    void* target = to;
+    size_t target_stride = to_stride;
+    if (!is_pinned(to)) {
+      staging.reserve(row_bytes * rows);
+      slot.pending.push_back({to, to_stride, staging.data(), row_bytes, rows});
+      target = staging.data();
+      target_stride = row_bytes;
+    }
+    check(cudaMemcpy2DAsync(target, target_stride, from, row_bytes, row_bytes, rows, cudaMemcpyDeviceToHost,
+                            slot.stream.get()),
+          "copying a band from the GPU");
   }
 
   static DeviceOutput tight(float* data, int first_row, int rows, int width) {
@@ -158,6 +229,7 @@ class CudaRunner : public BandRunner {
 
   const Plan& plan_;
   int band_rows_;
+  SlotPool& pool_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::unique_ptr<DeviceBandKernel> kernel_;
 };
@@ -197,13 +269,12 @@ class CudaBackend : public Backend {
   std::unique_ptr<BandRunner> prepare(const Plan& plan, int band_rows, int slots) override {
     const std::string why_not = unsupported(plan);
     if (!why_not.empty()) throw BackendError(why_not);
-    return std::make_unique<CudaRunner>(plan, *find_device_kernel(plan.family), band_rows, slots);
+    return std::make_unique<CudaRunner>(plan, *find_device_kernel(plan.family), band_rows, slots, pool_);
   }
 
+  // Registered rather than cudaMallocHost: a tenth of the cost (bench_host_memory).
   std::shared_ptr<void> allocate_host(size_t bytes) override {
-    void* data = nullptr;
-    check(cudaMallocHost(&data, bytes ? bytes : 1), "allocating pinned host memory");
-    return std::shared_ptr<void>(data, [](void* pinned) { cudaFreeHost(pinned); });
+    return std::shared_ptr<void>(allocate_registered(bytes), release_registered);
   }
 
   // The real failure paths: an invalid launch, an impossible allocation.
@@ -217,6 +288,7 @@ class CudaBackend : public Backend {
   int device_;
   size_t budget_;
   std::string name_;
+  SlotPool pool_;  // the last runs' slots (a runner borrows them; it never outlives the backend)
 };
 
 class CudaProvider : public BackendProvider {

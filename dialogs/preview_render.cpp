@@ -74,8 +74,8 @@ edgewise::NoiseEstimate estimate_image_noise(ImagePort& port) {
   return edgewise::estimate_noise(rows, port.shape());
 }
 
-PreviewResult render_preview(const Settings& settings, const PreviewInput& input,
-                             const edgewise::ProgressFn& progress) {
+PreviewResult render_preview(const Settings& settings, const PreviewInput& input, const edgewise::ProgressFn& progress,
+                             edgewise::KeptBackends* kept) {
   PreviewResult result;
   result.region = input.region;
   result.width = input.region.visible.width;
@@ -90,6 +90,7 @@ PreviewResult render_preview(const Settings& settings, const PreviewInput& input
   options.progress = progress;
   options.notice = [&result](const std::string& text) { result.notice = text; };
   options.noise = input.noise.get();
+  options.kept = kept;
   // Filtered straight into 8 bits: the GPU then packs on the device and
   // copies a quarter of the bytes back.
   std::vector<uint8_t> filtered(input.pixels.size());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend.h"
 #include "image_port.h"
 #include "noise_estimate.h"
 #include "pixel_stream.h"
@@ -56,6 +57,9 @@ constexpr int kPreviewBandRows = 16;
 
 // Throws edgewise::Cancelled when `progress` returns false; any other
 // failure is reported in the result's error.
-PreviewResult render_preview(const Settings& settings, const PreviewInput& input, const edgewise::ProgressFn& progress);
+// `kept` (may be null) keeps the backend and its buffers for the next
+// preview: on the GPU that is most of a preview's time.
+PreviewResult render_preview(const Settings& settings, const PreviewInput& input, const edgewise::ProgressFn& progress,
+                             edgewise::KeptBackends* kept = nullptr);
 
 }  // namespace edgewise_dialog

@@ -53,7 +53,7 @@ void PreviewWorker::loop() {
     };
     PreviewResult result;
     try {
-      result = render_preview(request->settings, *request->input, still_wanted);
+      result = render_preview(request->settings, *request->input, still_wanted, &backends_);
     } catch (const edgewise::Cancelled&) {
       continue;                              // a newer request is pending (or the worker is stopping)
     } catch (const std::exception& error) {  // out of memory: said in the pane, not fatal

@@ -49,7 +49,8 @@ class PreviewWorker {
   std::unique_ptr<Request> pending_;
   bool stopping_ = false;
   std::atomic<uint64_t> latest_{0};
-  std::thread thread_;  // last: starts once everything above exists
+  edgewise::KeptBackends backends_;  // the worker thread's only: one backend per dialog, kept between previews
+  std::thread thread_;               // last: starts once everything above exists
 };
 
 }  // namespace edgewise_dialog

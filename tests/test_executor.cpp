@@ -219,5 +219,67 @@ TEST(Executor, InjectedFailureWrapper) {
   }
 }
 
+// A provider that counts the backends it makes, around the installed one.
+class CountingProvider : public edgewise::BackendProvider {
+ public:
+  CountingProvider(const edgewise::BackendProvider& inner, int& made) : inner_(inner), made_(made) {}
+  std::string id() const override { return inner_.id(); }
+  std::string name() const override { return inner_.name(); }
+  std::string label() const override { return inner_.label(); }
+  bool is_fallback() const override { return inner_.is_fallback(); }
+  bool usable(std::string& description) const override { return inner_.usable(description); }
+  std::unique_ptr<edgewise::Backend> make(const edgewise::BackendOptions& options) const override {
+    ++made_;
+    return inner_.make(options);
+  }
+
+ private:
+  const edgewise::BackendProvider& inner_;
+  int& made_;
+};
+
+// Kept backends (the dialog's previews, the CLI's batches): one backend for
+// many runs of any shape and filter, the same bytes as a backend per run; a
+// new one for other options, and none kept after it failed.
+TEST(Executor, KeptBackendIsReusedAndDroppedAfterAFailure) {
+  EW_SEEDED_RNG(rng);
+  for (const char* injected : {"", "oom"}) {
+    SCOPED_TRACE(std::string("injected failure: ") + injected);
+    const edgewise::BackendList base =
+        edgewise::with_injected_failure(edgewise::installed_backends(), edgewise::parse_injected_failure(injected));
+    int made = 0;
+    edgewise::BackendList counting;
+    for (const auto& provider : base) counting.push_back(std::make_shared<CountingProvider>(*provider, made));
+    edgewise::KeptBackends kept;
+    RunOptions options;
+    options.backends = &counting;
+    options.backend = *injected ? "auto" : "cpu";
+    options.kept = &kept;
+    const std::vector<edgewise::FilterSpec> specs = {make_spec(ColorMode::rgb, RangeKernel::gaussian, 2.0f, 20.0f, 4),
+                                                     make_spec(ColorMode::lab, RangeKernel::tukey, 1.0f, 12.0f, 2)};
+    for (int run = 0; run < 4; ++run) {
+      const FloatImage input =
+          random_image(rng, run % 2 ? edgewise::ImageShape{31, 17, 3} : edgewise::ImageShape{9, 40, 4});
+      const edgewise::FilterSpec& spec = specs[size_t(run) % specs.size()];
+      FloatImage output(input.shape());
+      edgewise::run_filter(spec, {const_cast<float*>(input.pixels().data()), input.shape(), SampleType::f32, 0},
+                           {output.pixels().data(), input.shape(), SampleType::f32, 0}, options);
+      EXPECT_TRUE(bit_identical(run_cpu(spec, input), output));
+    }
+    if (*injected) {
+      // Each run: the failing device made again (its last one was dropped), the CPU once.
+      EXPECT_EQ(made, 4 + 1);
+    } else {
+      EXPECT_EQ(made, 1);
+      options.backend_options.threads = 1;  // other options: another backend
+      const FloatImage input = random_image(rng, {5, 5, 1});
+      FloatImage output(input.shape());
+      edgewise::run_filter(specs[0], {const_cast<float*>(input.pixels().data()), input.shape(), SampleType::f32, 0},
+                           {output.pixels().data(), input.shape(), SampleType::f32, 0}, options);
+      EXPECT_EQ(made, 2);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace edgewise_test

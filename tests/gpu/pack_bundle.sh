@@ -21,7 +21,8 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/suite"
 for binary in tests/gpu/test_cuda_backend tests/gpu/test_cuda_nlm tests/gpu/test_cuda_fourier \
               tests/gpu/test_cuda_pyramid tests/test_preview \
-              bench/bench_cuda bench/bench_nlm_cuda bench/bench_fourier_cuda bench/bench_pyramid_cuda bench/bench_preview; do
+              bench/bench_cuda bench/bench_nlm_cuda bench/bench_fourier_cuda bench/bench_pyramid_cuda bench/bench_preview \
+              bench/bench_host_memory cli/edgewise; do
   [[ -z ${ONLY:-} || " $ONLY " == *" $(basename "$binary") "* ]] || continue
   [ -x "$build/$binary" ] || { echo "skipped (not built): $binary"; continue; }
   cp "$build/$binary" "$stage/suite/"
@@ -29,7 +30,7 @@ for binary in tests/gpu/test_cuda_backend tests/gpu/test_cuda_nlm tests/gpu/test
   ldd "$build/$binary" | awk '/=> \//{print $3} /ld-linux/{print $1}' |
     while read -r library; do cp -Ln "$library" "$stage/suite/" 2>/dev/null || true; done
 done
-strip "$stage"/suite/test_* "$stage"/suite/bench_* 2>/dev/null || true
+strip "$stage"/suite/test_* "$stage"/suite/bench_* "$stage"/suite/edgewise 2>/dev/null || true
 mkdir -p "$build/device"
 tar -C "$stage" -cJf "$build/device/suite.tar.xz" suite
 cp tests/gpu/run_bundle.sh "$build/device/"

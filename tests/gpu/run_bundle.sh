@@ -39,7 +39,7 @@ if [[ $part == *sanitizer* ]]; then
   done
 fi
 if [[ $part == *bench* ]]; then
-  for b in ${BENCHES:-bench_cuda bench_nlm_cuda bench_preview bench_fourier_cuda bench_pyramid_cuda}; do
+  for b in ${BENCHES:-bench_host_memory bench_cuda bench_nlm_cuda bench_preview bench_fourier_cuda bench_pyramid_cuda}; do
     [ -x "$B/$b" ] || continue
     echo "== $b"
     # shellcheck disable=SC2086

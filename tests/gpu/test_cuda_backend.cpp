@@ -290,6 +290,79 @@ TEST(CudaBackend, IterationsFromEightBitBuffersInPlace) {
   EXPECT_LE(worst, 1);
 }
 
+// One kept backend for runs of every size, sample type, plan and extra
+// output, in an order that grows and shrinks its kept buffers; and
+// buffers the GPU can copy from directly (pinned) against ordinary ones,
+// which go through the backend's pinned staging: always the bytes of a
+// backend made for the run.
+TEST(CudaBackend, KeptBackendAndPinnedBuffersGiveTheSameBytes) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  struct Case {
+    ImageShape shape;
+    SampleType type;
+    FilterSpec spec;
+    bool sigma;
+  };
+  const std::vector<Case> cases = {
+      {{1023, 769, 4}, SampleType::u8, make_spec(ColorMode::rgb, RangeKernel::gaussian, 3.5f, 30.0f, 7), false},
+      {{67, 43, 3}, SampleType::f32, make_spec(ColorMode::lab, RangeKernel::tukey, 2.0f, 14.0f, 0, 3), false},
+      {{509, 1031, 4},
+       SampleType::u16,
+       adaptive(make_spec(ColorMode::per_channel, RangeKernel::huber, 1.6f, 22.0f, 5)),
+       true},
+      {{1, 1, 1}, SampleType::u8, make_spec(ColorMode::rgb, RangeKernel::lorentz, 1.0f, 10.0f, 2), false},
+  };
+  const std::unique_ptr<Backend> pinning = find_backend(installed_backends(), "cuda")->make({});
+  KeptBackends kept;
+  for (int round = 0; round < 2; ++round)
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[round == 0 ? i : cases.size() - 1 - i];
+      SCOPED_TRACE(describe(c.spec, c.shape) + (round ? ", second round" : ""));
+      const size_t bytes =
+          size_t(c.shape.width) * size_t(c.shape.height) * size_t(c.shape.channels) * size_t(sample_bytes(c.type));
+      std::vector<uint8_t> in(bytes);
+      for (auto& v : in) v = uint8_t(rng());
+      if (c.type == SampleType::f32)  // finite 0..1 floats
+        for (size_t j = 0; j < bytes / 4; ++j) reinterpret_cast<float*>(in.data())[j] = float(rng() % 1000) / 999.0f;
+      const ImageShape sigma_shape = c.sigma ? output_shape(c.spec, c.shape, "sigma") : ImageShape{};
+      // 0: a backend per run; 1: kept; 2: kept, pinned buffers.
+      std::vector<uint8_t> out[3];
+      std::vector<float> sigma[3];
+      for (int way = 0; way < 3; ++way) {
+        RunOptions options;
+        options.backend = "cuda";
+        options.backend_options.gpu_memory_budget = size_t(24) << 20;  // several bands for the larger images
+        if (way > 0) options.kept = &kept;
+        std::shared_ptr<void> pinned_in, pinned_out, pinned_sigma;
+        void* source = in.data();
+        out[way].assign(bytes, 0);
+        sigma[way].assign(size_t(sigma_shape.width) * size_t(sigma_shape.height) * size_t(sigma_shape.channels), 0.0f);
+        void *target = out[way].data(), *sigma_target = sigma[way].data();
+        if (way == 2) {
+          pinned_in = pinning->allocate_host(bytes);
+          pinned_out = pinning->allocate_host(bytes);
+          pinned_sigma = pinning->allocate_host(sigma[way].size() * sizeof(float));
+          std::memcpy(pinned_in.get(), in.data(), bytes);
+          source = pinned_in.get();
+          target = pinned_out.get();
+          sigma_target = pinned_sigma.get();
+        }
+        std::vector<ExtraImage> extras;
+        if (c.sigma) extras.push_back({"sigma", {sigma_target, sigma_shape, SampleType::f32, 0}});
+        run_filter(c.spec, {source, c.shape, c.type, 0}, {target, c.shape, c.type, 0}, options, extras);
+        if (way == 2) {
+          std::memcpy(out[way].data(), target, bytes);
+          std::memcpy(sigma[way].data(), sigma_target, sigma[way].size() * sizeof(float));
+        }
+      }
+      EXPECT_EQ(out[0], out[1]) << "kept backend";
+      EXPECT_EQ(out[0], out[2]) << "pinned buffers";
+      EXPECT_EQ(sigma[0], sigma[1]) << "kept backend, sigma map";
+      EXPECT_EQ(sigma[0], sigma[2]) << "pinned buffers, sigma map";
+    }
+}
+
 // A short run for compute-sanitizer (memcheck, racecheck): every kernel
 // variant once, both pipelines, small images.
 TEST(CudaBackendShort, EveryVariantOnce) {
