@@ -101,16 +101,29 @@ bool overlap(const ImageBuffer& a, const ImageBuffer& b) {
   return a0 < b1 && b0 < a1;
 }
 
+// A spec with its auto parameters set from the image's noise, and what the
+// planner may take from that noise (PlanRequest::noise).
+struct Resolved {
+  FilterSpec spec;
+  NoiseEstimate noise;
+  std::vector<std::string> auto_flags;
+  void fill(PlanRequest& request) const {
+    if (auto_flags.empty()) return;
+    request.noise = &noise;
+    request.noise_auto_flags = auto_flags;
+  }
+};
+
 // The spec with its auto parameters set from the image's noise (the given
 // estimate, or one `estimate` makes), noted in the report.
 template <typename Estimate>
-FilterSpec with_noise(const FilterSpec& spec, const RunOptions& options, RunReport& report, Estimate estimate) {
+Resolved with_noise(const FilterSpec& spec, const RunOptions& options, RunReport& report, Estimate estimate) {
   throw_if_error(validate(spec));
-  if (!needs_noise(spec)) return spec;
-  const NoiseEstimate noise = options.noise ? *options.noise : estimate();
-  const FilterSpec resolved = resolve_noise(spec, noise);
-  report.noise_sigma = auto_noise_sigma(noise);
-  report.auto_values = resolved_text(spec, resolved);
+  if (!needs_noise(spec)) return {spec, {}, {}};
+  Resolved resolved{spec, options.noise ? *options.noise : estimate(), noise_auto_flags(spec)};
+  resolved.spec = resolve_noise(spec, resolved.noise);
+  report.noise_sigma = auto_noise_sigma(resolved.noise);
+  report.auto_values = resolved_text(spec, resolved.spec);
   return resolved;
 }
 
@@ -119,8 +132,10 @@ FilterSpec with_noise(const FilterSpec& spec, const RunOptions& options, RunRepo
 RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source, PixelSink& sink,
                      const RunOptions& options) {
   RunReport noted;
-  const FilterSpec resolved = with_noise(spec, options, noted, [&] { return estimate_noise(source, shape); });
-  const std::unique_ptr<Plan> plan = make_plan(resolved, shape);
+  const Resolved resolved = with_noise(spec, options, noted, [&] { return estimate_noise(source, shape); });
+  PlanRequest request;
+  resolved.fill(request);
+  const std::unique_ptr<Plan> plan = make_plan(resolved.spec, shape, request);
   RunReport report = run_with_fallback(*plan, options, [&](Backend& backend) {
     StreamInput input(source, shape);
     StreamOutput output(sink, shape);
@@ -137,8 +152,9 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
       in.shape.channels != out.shape.channels)
     throw std::invalid_argument("input and output images differ in size or channels");
   RunReport noted;
-  const FilterSpec resolved = with_noise(spec, options, noted, [&] { return estimate_noise(in); });
+  const Resolved resolved = with_noise(spec, options, noted, [&] { return estimate_noise(in); });
   PlanRequest request;
+  resolved.fill(request);
   for (const ExtraImage& extra : extras) {
     request.extra_outputs.push_back(extra.name);
     const ImageShape expected = output_shape(spec, in.shape, extra.name);
@@ -147,7 +163,7 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
       throw std::invalid_argument("the " + extra.name + " output needs a float image of " +
                                   std::to_string(expected.channels) + " channels the input's size");
   }
-  const std::unique_ptr<Plan> plan = make_plan(resolved, in.shape, request);
+  const std::unique_ptr<Plan> plan = make_plan(resolved.spec, in.shape, request);
   RunReport report = run_with_fallback(*plan, options, [&](Backend& backend) {
     const bool in_place = overlap(in, out);
     BufferInput input(in, in_place);

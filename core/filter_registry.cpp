@@ -135,6 +135,13 @@ bool needs_noise(const FilterSpec& spec) {
   return false;
 }
 
+std::vector<std::string> noise_auto_flags(const FilterSpec& spec) {
+  std::vector<std::string> flags;
+  for (const ParamInfo* info : spec.filter().params())
+    if (info->takes_noise_auto() && spec.get(info->cli_flag) == kNoiseAuto) flags.push_back(info->cli_flag);
+  return flags;
+}
+
 double auto_noise_sigma(const NoiseEstimate& noise) { return std::max(noise.sigma(), kNoiseFloor); }
 
 double auto_noise_sigma(const FilterSpec& spec, const NoiseEstimate& noise) {

@@ -107,6 +107,8 @@ constexpr double kNoiseFloor = 0.5;
 constexpr double kLabPerCode = 0.52;
 double auto_noise_sigma(const NoiseEstimate& noise);
 double auto_noise_sigma(const FilterSpec& spec, const NoiseEstimate& noise);
+// The flags of the spec's parameters at auto (kNoiseAuto).
+std::vector<std::string> noise_auto_flags(const FilterSpec& spec);
 // The spec with every auto value set by the filter's rule for `noise`.
 FilterSpec resolve_noise(const FilterSpec& spec, const NoiseEstimate& noise);
 // "sigma-r 14.2": the values resolve_noise chose, for messages and logs ("" when none).

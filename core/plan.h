@@ -12,6 +12,8 @@
 
 namespace edgewise {
 
+struct NoiseEstimate;
+
 // A second image a plan writes besides the filtered one (the adaptive
 // filter's sigma map): floats in 0..1, `channels` per pixel.
 struct ExtraOutput {
@@ -53,6 +55,18 @@ class Plan {
 // What the caller wants from a run besides the filtered image.
 struct PlanRequest {
   std::vector<std::string> extra_outputs;  // names from the filter's registry row
+  // The estimate the spec's auto parameters were resolved from
+  // (resolve_noise) and their flags, so that a planner can follow the
+  // estimate's noise level function per pixel where its values were auto
+  // (the nlm filter does); explicit values never see it.
+  const NoiseEstimate* noise = nullptr;
+  std::vector<std::string> noise_auto_flags;
+  bool noise_auto(const std::string& flag) const {
+    if (!noise) return false;
+    for (const std::string& auto_flag : noise_auto_flags)
+      if (auto_flag == flag) return true;
+    return false;
+  }
 };
 
 }  // namespace edgewise

@@ -22,9 +22,11 @@ struct NlmTile {
 
 // One thread's working memory for a tile.
 struct NlmScratch {
-  std::vector<float> difference, horizontal, sums, box, weight;
-  void resize(size_t difference_floats, size_t horizontal_floats, size_t sum_floats, size_t row_floats) {
+  std::vector<float> difference, horizontal, sums, box, weight, scale;
+  void resize(size_t difference_floats, size_t horizontal_floats, size_t sum_floats, size_t row_floats,
+              size_t scale_floats) {
     if (difference.size() < difference_floats) difference.resize(difference_floats);
+    if (scale.size() < scale_floats) scale.resize(scale_floats);
     if (horizontal.size() < horizontal_floats) horizontal.resize(horizontal_floats);
     if (sums.size() < sum_floats) sums.resize(sum_floats);
     if (box.size() < row_floats) box.resize(row_floats);

@@ -38,12 +38,25 @@ void filter_tile(const NlmParams& p, const PaddedBand& band, const OutputBand& o
   const int e_rows = rows + 2 * f, e_cols = cols + 2 * f;
   scratch.resize(size_t(kGroups) * size_t(e_rows) * size_t(e_cols) + kLanes,
                  size_t(kGroups) * size_t(e_rows) * size_t(cols), size_t(rows) * size_t(cols) * size_t(C + kGroups),
-                 size_t(cols) + kLanes);
+                 size_t(cols) + kLanes, size_t(kGroups) * size_t(rows) * size_t(cols) + kLanes);
   float* const E = scratch.difference.data();
   float* const H = scratch.horizontal.data();
   float* const sums = scratch.sums.data();  // C channel sums, then kGroups weight sums, each rows * cols
   const size_t plane = size_t(rows) * size_t(cols);
   std::fill(sums, sums + plane * size_t(C + kGroups), 0.0f);
+  auto fetch_at = [&](int j, int x) {
+    const int row = tile.row0 + j + reach, col = tile.col0 + x + band.pad;
+    return [&band, row, col](int ox, int oy, float* colour, float& a) {
+      for (int c = 0; c < C; ++c) colour[c] = band.row(c, row + oy)[col + ox];
+      a = Alpha ? band.row(C, row + oy)[col + ox] : 1.0f;
+    };
+  };
+  // Each pixel's distance scale, once for all offsets.
+  float* const scale = scratch.scale.data();  // kGroups planes of rows * cols
+  for (int g = 0; g < kGroups; ++g)
+    for (int j = 0; j < rows; ++j)
+      for (int x = 0; x < cols; ++x)
+        scale[size_t(g) * plane + size_t(j) * size_t(cols) + size_t(x)] = nlm_distance_scale(p, fetch_at(j, x), g);
 
   for (int dy = -S; dy <= S; ++dy)
     for (int dx = -S; dx <= S; ++dx) {
@@ -87,8 +100,9 @@ void filter_tile(const NlmParams& p, const PaddedBand& band, const OutputBand& o
           // the exponential's bit tricks): lanes past `cols` read the
           // buffers' overhang and are never used.
           float* __restrict w = scratch.weight.data();
+          const float* __restrict pixel_scale = scale + size_t(g) * plane + size_t(j) * size_t(cols);
           for (int x = 0; x < cols; x += kLanes) {
-            Lanes value = nlm_weight<K>(p, load(box + x), load(centre + x), spatial);
+            Lanes value = nlm_weight<K>(p, load(box + x), load(centre + x), spatial, load(pixel_scale + x));
             if constexpr (Alpha) value *= load(alpha + x);
             std::memcpy(w + x, &value, sizeof value);
           }
@@ -116,12 +130,7 @@ void filter_tile(const NlmParams& p, const PaddedBand& band, const OutputBand& o
             value[channel] = sums[(size_t(channel) * size_t(rows) + size_t(j)) * size_t(cols) + size_t(x)] / weights[x];
           }
         } else {
-          const int row = tile.row0 + j + reach, col = tile.col0 + x + band.pad;
-          auto fetch = [&](int ox, int oy, float* colour, float& a) {
-            for (int c = 0; c < C; ++c) colour[c] = band.row(c, row + oy)[col + ox];
-            a = Alpha ? band.row(C, row + oy)[col + ox] : 1.0f;
-          };
-          nlm_rescue_pixel(p, fetch, g, value);
+          nlm_rescue_pixel(p, fetch_at(j, x), g, value);
         }
         for (int c = 0; c < kGroupChannels; ++c) {
           const int channel = Joint ? c : g;

@@ -31,17 +31,18 @@ namespace nlm_detail {
 constexpr unsigned kAllLanes = 0xffffffffu;
 
 template <bool Gaussian>
-__device__ __forceinline__ float weight(const NlmParams& p, float box, float centre_d2, float spatial) {
+__device__ __forceinline__ float weight(const NlmParams& p, float box, float centre_d2, float spatial,
+                                        float distance_scale) {
   if constexpr (Gaussian) {
-    return nlm_weight<RangeKernel::gaussian>(p, box, centre_d2, spatial);
+    return nlm_weight<RangeKernel::gaussian>(p, box, centre_d2, spatial, distance_scale);
   } else {
     switch (p.kernel) {  // uniform over the grid
       case RangeKernel::tukey:
-        return nlm_weight<RangeKernel::tukey>(p, box, centre_d2, spatial);
+        return nlm_weight<RangeKernel::tukey>(p, box, centre_d2, spatial, distance_scale);
       case RangeKernel::lorentz:
-        return nlm_weight<RangeKernel::lorentz>(p, box, centre_d2, spatial);
+        return nlm_weight<RangeKernel::lorentz>(p, box, centre_d2, spatial, distance_scale);
       default:
-        return nlm_weight<RangeKernel::huber>(p, box, centre_d2, spatial);
+        return nlm_weight<RangeKernel::huber>(p, box, centre_d2, spatial, distance_scale);
     }
   }
 }
@@ -84,6 +85,26 @@ __global__ void __launch_bounds__(32 * kNlmMaxWarps)
   for (int r = 0; r < kDiffRows; ++r)
 #pragma unroll
     for (int c = 0; c < C; ++c) centre[r][c] = region[c * plane + home + r * W];
+
+  // Reads the scaled samples around region index `pixel` (the rescue's and
+  // the distance scale's view of the region).
+  auto fetch_around = [&](int pixel) {
+    return [&, pixel](int ox, int oy, float* colour, float& a) {
+      const int at_region = pixel + oy * W + ox;
+      for (int c = 0; c < 3; ++c) colour[c] = c < C ? region[c * plane + at_region] : 0.f;
+      a = p.has_alpha ? region[C * plane + at_region] : 1.f;
+    };
+  };
+  // Lanes whose patch reaches past the warp's columns compute nothing of
+  // use (their region reads could leave the region): they keep patch_norm.
+  const bool output_lane = lane >= F && lane < 32 - F;
+  float distance_scale[kRows][kGroups];
+#pragma unroll
+  for (int j = 0; j < kRows; ++j)
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g)
+      distance_scale[j][g] =
+          output_lane ? nlm_distance_scale(p, fetch_around((strip + j + reach) * W + lane + S), g) : p.patch_norm;
 
   float sum[kRows][C];
   float weight_sum[kRows][kGroups];
@@ -135,7 +156,7 @@ __global__ void __launch_bounds__(32 * kNlmMaxWarps)
 #pragma unroll
           for (int t = 1; t <= F; ++t)
             box += __shfl_down_sync(kAllLanes, vertical, t) + __shfl_up_sync(kAllLanes, vertical, t);
-          const float w = weight<Gaussian>(p, box, e[j + F][g], spatial) * alpha;
+          const float w = weight<Gaussian>(p, box, e[j + F][g], spatial, distance_scale[j][g]) * alpha;
           weight_sum[j][g] += w;
           if constexpr (Joint) {
 #pragma unroll
@@ -147,8 +168,7 @@ __global__ void __launch_bounds__(32 * kNlmMaxWarps)
       }
     }
 
-  // Lanes whose patch reaches past the warp's columns computed nothing of use.
-  if (lane < F || lane >= 32 - F) return;
+  if (!output_lane) return;
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
     const int x = tile_x + lane - F, y = tile_y + strip + j;
@@ -162,13 +182,7 @@ __global__ void __launch_bounds__(32 * kNlmMaxWarps)
         for (int c = 0; c < C; ++c)
           if (Joint || c == g) value[c] = sum[j][c] / weight_sum[j][g];
       } else {
-        const int pixel = (strip + j + reach) * W + lane + S;
-        auto fetch = [&](int ox, int oy, float* colour, float& a) {
-          const int at_region = pixel + oy * W + ox;
-          for (int c = 0; c < 3; ++c) colour[c] = c < C ? region[c * plane + at_region] : 0.f;
-          a = p.has_alpha ? region[C * plane + at_region] : 1.f;
-        };
-        nlm_rescue_pixel(p, fetch, g, value);
+        nlm_rescue_pixel(p, fetch_around((strip + j + reach) * W + lane + S), g, value);
       }
 #pragma unroll
       for (int c = 0; c < C; ++c)

@@ -12,13 +12,15 @@ namespace edgewise::cuda {
 constexpr int kNlmMaxWarps = 8;  // warps per block, stacked strips
 constexpr int kNlmMaxPatchRadius = 5;
 
-// Output rows per warp: 8 where a strip's registers (its pixels, the sums
-// and the windows of differences and shifted pixels) come to about 110
-// floats, else 4, so that no case spills at ptxas's 128 registers.
+// Output rows per warp: 8 where a strip's registers (its pixels, the sums,
+// the pixels' distance scales and the windows of differences and shifted
+// pixels) come to about 110 floats, else 4, so that no case spills at
+// ptxas's 128 registers.
 constexpr int nlm_strip_rows(int channels, bool joint, int f) {
   const int groups = joint ? 1 : channels;
   const int rows = 8;
-  const int floats = channels * (rows + 2 * f) + (channels + groups) * rows + groups * (2 * f + 1) + channels * (f + 1);
+  const int floats =
+      channels * (rows + 2 * f) + (channels + 2 * groups) * rows + groups * (2 * f + 1) + channels * (f + 1);
   return floats <= 110 ? rows : 4;
 }
 

@@ -220,6 +220,47 @@ ReferenceImage run_reference(const NlmParameters& n, const FloatImage& image) {
   return edgewise_reference::nlm_reference(to_reference(image), reference_settings(n));
 }
 
+edgewise::NoiseEstimate signal_dependent_noise(std::mt19937_64& rng, int channels) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  edgewise::NoiseEstimate noise;
+  for (int c = 0; c < channels; ++c) {
+    edgewise::ChannelNoise channel;
+    const double floor = 2.0 + 6.0 * unit(rng), gain = 0.5 + 6.0 * unit(rng);  // variance floor + gain * I
+    double intensity = 10.0 * unit(rng);
+    for (int b = 0; b < 8; ++b) {
+      edgewise::NoiseLevelBin bin;
+      bin.intensity = intensity;
+      bin.sigma = std::sqrt(floor * floor + gain * intensity);
+      bin.blocks = 100;
+      bin.valid = b == 0 || unit(rng) > 0.25;
+      channel.bins.push_back(bin);
+      intensity += 5.0 + 40.0 * unit(rng);
+    }
+    channel.valid = true;
+    channel.sigma = channel.sigma_at(128.0);
+    noise.channels.push_back(channel);
+  }
+  return noise;
+}
+
+edgewise_reference::NlmSettings reference_settings(const FilterSpec& spec, const edgewise::NoiseEstimate& noise) {
+  edgewise_reference::NlmSettings s =
+      reference_settings(edgewise::nlm_parameters(edgewise::resolve_noise(spec, noise)));
+  const std::vector<std::string> auto_flags = edgewise::noise_auto_flags(spec);
+  auto is_auto = [&](const char* flag) {
+    return std::find(auto_flags.begin(), auto_flags.end(), flag) != auto_flags.end();
+  };
+  if (!is_auto("h") || !is_auto("sigma-n") || s.mode == edgewise_reference::Mode::lab || s.h == 0) return s;
+  for (const edgewise::ChannelNoise& channel : noise.channels) {
+    std::vector<std::pair<double, double>> points;
+    for (const edgewise::NoiseLevelBin& bin : channel.bins)
+      if (bin.valid) points.emplace_back(bin.intensity, bin.sigma);
+    s.noise_function.push_back(points);
+  }
+  s.noise_sigma = edgewise::auto_noise_sigma(noise);
+  return s;
+}
+
 NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index, int search_radius,
                              int patch_radius) {
   NlmParameters n;
@@ -378,8 +419,10 @@ std::string gpu_unavailable_reason() {
   return edgewise::find_backend(edgewise::installed_backends(), "cuda")->usable(why) ? std::string() : why;
 }
 
-FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget) {
+FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget,
+                   const edgewise::NoiseEstimate* noise) {
   edgewise::RunOptions options;
+  options.noise = noise;
   options.backend = "cuda";
   options.backend_options.gpu_memory_budget = budget;
   FloatImage source = image, output(image.shape());

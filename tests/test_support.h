@@ -107,6 +107,13 @@ inline BilateralParameters bilateral_of(const FilterSpec& spec) { return edgewis
 // reference run on `image`, and the values with the shape for a trace.
 edgewise_reference::NlmSettings reference_settings(const NlmParameters& n);
 ReferenceImage run_reference(const NlmParameters& n, const FloatImage& image);
+// A made-up estimate of signal-dependent noise for `channels` colour
+// channels: per channel a noise level function rising with intensity by a
+// random amount, its bins at random intensities, some not measured.
+edgewise::NoiseEstimate signal_dependent_noise(std::mt19937_64& rng, int channels);
+// The reference's settings for an nlm spec run with `noise` (its auto
+// values resolved, the noise profile where h and sigma-n are both auto).
+edgewise_reference::NlmSettings reference_settings(const FilterSpec& spec, const edgewise::NoiseEstimate& noise);
 std::string describe(const NlmParameters& n, const ImageShape& shape);
 // Case `index` of a sweep over modes and kernels: h (0 every fifth case,
 // the patch term off), sigma-n, sigma-s and sigma-r (its maximum every
@@ -144,7 +151,9 @@ FloatImage run_cpu(const FilterSpec& spec, const FloatImage& image, edgewise::Ru
 FloatImage run_cpu_buffers(const FilterSpec& spec, const FloatImage& image);
 // run_filter on the CUDA backend, rows streamed, within `budget` bytes of
 // GPU memory (REQUIRE_GPU first).
-FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30);
+// `noise`: RunOptions::noise, for parameters at auto.
+FloatImage run_gpu(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30,
+                   const edgewise::NoiseEstimate* noise = nullptr);
 // The same from and into whole f32 buffers in memory (the raw-buffer path:
 // float samples uploaded as they are).
 FloatImage run_gpu_buffers(const FilterSpec& spec, const FloatImage& image, size_t budget = size_t(1) << 30);

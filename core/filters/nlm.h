@@ -8,11 +8,17 @@
 //              channels of the squared difference of I(p+t) and I(q+t)
 //              (0-255 code values, Delta E in lab; per-channel: each channel
 //              its own d^2 and weights),
-//   w(p,q)   = exp(-max(d^2 - 2 sigma_n^2, 0) / h^2)      (1 when h = 0)
+//   w(p,q)   = exp(-max(d^2 / r(p) - 2 sigma_n^2, 0) / h^2)  (1 when h = 0)
 //            * exp(-|p-q|^2 / (2 sigma_s^2))
 //            * R(delta(p,q); sigma_r)                     (1 at sigma_r's maximum)
 //            * alpha(q),
 //   out(p)   = sum_q w I(q) / sum_q w; alpha unchanged; no weight keeps I(p).
+// r(p) is 1 unless h and sigma-n are both auto (and the mode is not lab):
+// then it follows the noise estimate's noise level function, the mean over
+// the weight group's channels c of sigma_c(m_c(p))^2 / sigma^2, m_c(p) the
+// mean of channel c over p's patch and sigma the image's noise sigma that
+// h and sigma-n were resolved from: h and sigma-n scaled by sqrt(r(p)), the
+// noise at p's intensity (signal-dependent noise, docs/quality.md).
 // This header holds its parameters (generated from nlm_params.def), the
 // values its kernels need, its plan and its registry row; the per-pixel
 // math is in nlm_math.h.
@@ -36,6 +42,9 @@ NlmParameters nlm_parameters(const FilterSpec& spec);
 // Throws std::invalid_argument with validate()'s message for a bad value.
 FilterSpec nlm_spec(const NlmParameters& parameters);
 
+// Knots of the noise profile (NlmParams::noise_ratio): every 255/32 code values.
+constexpr int kNlmNoiseKnots = 33;
+
 // Plain values the kernels need (trivially copyable: CUDA kernels take it
 // by value). Colour samples are scaled by `unit` so that differences are in
 // code values (or Delta E); every weight is one 2^x of a log2 exponent.
@@ -58,6 +67,13 @@ struct NlmParams {
   // Gaussian: log2(e) / (2 sigma_r^2), folded into the exponent; the other
   // kernels: 1 / sigma_r^2, their q = (delta / sigma_r)^2.
   float range_coefficient;
+  // The noise profile, r(p) above (off: r = 1): per colour channel,
+  // sigma_c(I)^2 / sigma^2 at I = k / noise_knot_scale (code values),
+  // linear between knots and constant beyond.
+  bool noise_profile;
+  float patch_mean_norm;   // 1 / (2f+1)^2
+  float noise_knot_scale;  // knots per code value
+  float noise_ratio[3][kNlmNoiseKnots];
 };
 
 class NlmPlan : public Plan {

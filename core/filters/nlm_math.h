@@ -14,6 +14,39 @@
 
 namespace edgewise {
 
+// The noise profile's ratio for channel c at intensity v (scaled samples):
+// linear between knots, constant beyond them (NaN reads the first).
+EW_HD float nlm_noise_ratio_at(const NlmParams& p, int c, float v) {
+  float x = v * p.noise_knot_scale;
+  x = x > 0.f ? x : 0.f;
+  x = x < float(kNlmNoiseKnots - 1) ? x : float(kNlmNoiseKnots - 1);
+  const int k = int(x) < kNlmNoiseKnots - 2 ? int(x) : kNlmNoiseKnots - 2;
+  const float t = x - float(k), low = p.noise_ratio[c][k];
+  return low + t * (p.noise_ratio[c][k + 1] - low);
+}
+
+// What pixel p's patch distances are multiplied by for weight group g:
+// patch_norm, divided by r(p) (nlm.h) with the noise profile.
+// fetch(x, y, colour, alpha) reads the scaled sample at offset (x, y) from
+// the pixel; the patch is summed in one order on every backend.
+template <class Fetch>
+EW_HD float nlm_distance_scale(const NlmParams& p, Fetch fetch, int g) {
+  if (!p.noise_profile) return p.patch_norm;
+  const int f = p.patch_radius, first = p.joint ? 0 : g, last = p.joint ? p.color_channels : g + 1;
+  float sum[3] = {0.f, 0.f, 0.f};
+  for (int ty = -f; ty <= f; ++ty)
+    for (int tx = -f; tx <= f; ++tx) {
+      float colour[3], unused;
+      fetch(tx, ty, colour, unused);
+      for (int c = first; c < last; ++c) sum[c] += colour[c];
+    }
+  float ratio = 0.f;
+  for (int c = first; c < last; ++c) ratio += nlm_noise_ratio_at(p, c, sum[c] * p.patch_mean_norm);
+  // The mean ratio, divided exactly, so that a flat profile (ratios 1) is
+  // the filter without one to the last bit.
+  return p.patch_norm / (ratio / float(last - first));
+}
+
 // Log2 of the spatial term of offset (dx, dy).
 EW_HD float nlm_spatial_log2(const NlmParams& p, int dx, int dy) {
   return -float(dx * dx + dy * dy) * p.spatial_log2_coefficient;
@@ -21,12 +54,13 @@ EW_HD float nlm_spatial_log2(const NlmParams& p, int dx, int dy) {
 
 // The log2 exponent of an offset's weight without the range factor of the
 // non-Gaussian kernels: the patch term from the patch's box sum of squared
-// differences (scaled samples), the spatial term and, for the Gaussian, the
-// range term from the centre pixels' squared difference.
+// differences (scaled samples) times the pixel's distance scale
+// (nlm_distance_scale), the spatial term and, for the Gaussian, the range
+// term from the centre pixels' squared difference.
 template <RangeKernel K, class T>
-EW_HD T nlm_exponent(const NlmParams& p, T box_sum, T centre_d2, float spatial_log2) {
+EW_HD T nlm_exponent(const NlmParams& p, T box_sum, T centre_d2, float spatial_log2, T distance_scale) {
   T e = T{} + spatial_log2;
-  if (p.patch_term) e = e - ew_max(box_sum * p.patch_norm - p.noise_floor, T{}) * p.patch_log2_coefficient;
+  if (p.patch_term) e = e - ew_max(box_sum * distance_scale - p.noise_floor, T{}) * p.patch_log2_coefficient;
   if constexpr (K == RangeKernel::gaussian)
     if (p.range_term) e = e - centre_d2 * p.range_coefficient;
   return e;
@@ -47,8 +81,9 @@ EW_HD T nlm_range_factor(const NlmParams& p, T centre_d2) {
 }
 
 template <RangeKernel K, class T>
-EW_HD T nlm_weight(const NlmParams& p, T box_sum, T centre_d2, float spatial_log2) {
-  return ew_exp2(nlm_exponent<K>(p, box_sum, centre_d2, spatial_log2)) * nlm_range_factor<K>(p, centre_d2);
+EW_HD T nlm_weight(const NlmParams& p, T box_sum, T centre_d2, float spatial_log2, T distance_scale) {
+  return ew_exp2(nlm_exponent<K>(p, box_sum, centre_d2, spatial_log2, distance_scale)) *
+         nlm_range_factor<K>(p, centre_d2);
 }
 
 // Below this total weight a float sum may have lost the window to
@@ -59,19 +94,19 @@ constexpr float kNlmRescueWeightSum = 1e-30f;
 
 // Log2 of an offset's whole weight without alpha (-inf where the range
 // kernel is zero), for the rescue.
-EW_HD float nlm_log2_weight(const NlmParams& p, float box_sum, float centre_d2, int dx, int dy) {
+EW_HD float nlm_log2_weight(const NlmParams& p, float box_sum, float centre_d2, int dx, int dy, float distance_scale) {
   const float spatial = nlm_spatial_log2(p, dx, dy);
   switch (p.kernel) {
     case RangeKernel::gaussian:
-      return nlm_exponent<RangeKernel::gaussian>(p, box_sum, centre_d2, spatial);
+      return nlm_exponent<RangeKernel::gaussian>(p, box_sum, centre_d2, spatial, distance_scale);
     case RangeKernel::tukey:
-      return nlm_exponent<RangeKernel::tukey>(p, box_sum, centre_d2, spatial) +
+      return nlm_exponent<RangeKernel::tukey>(p, box_sum, centre_d2, spatial, distance_scale) +
              log2f(nlm_range_factor<RangeKernel::tukey>(p, centre_d2));
     case RangeKernel::lorentz:
-      return nlm_exponent<RangeKernel::lorentz>(p, box_sum, centre_d2, spatial) +
+      return nlm_exponent<RangeKernel::lorentz>(p, box_sum, centre_d2, spatial, distance_scale) +
              log2f(nlm_range_factor<RangeKernel::lorentz>(p, centre_d2));
     default:
-      return nlm_exponent<RangeKernel::huber>(p, box_sum, centre_d2, spatial) +
+      return nlm_exponent<RangeKernel::huber>(p, box_sum, centre_d2, spatial, distance_scale) +
              log2f(nlm_range_factor<RangeKernel::huber>(p, centre_d2));
   }
 }
@@ -90,6 +125,7 @@ EW_HD void nlm_rescue_pixel(const NlmParams& p, Fetch fetch, int g, float* out) 
   const int first = p.joint ? 0 : g, last = p.joint ? channels : g + 1;
   float centre[3], centre_alpha;
   fetch(0, 0, centre, centre_alpha);
+  const float distance_scale = nlm_distance_scale(p, fetch, g);
   float largest = -INFINITY;
   float sum[3] = {0.f, 0.f, 0.f}, weight_sum = 0.f;
   for (int pass = 0; pass < 2; ++pass) {
@@ -107,7 +143,7 @@ EW_HD void nlm_rescue_pixel(const NlmParams& p, Fetch fetch, int g, float* out) 
             for (int c = first; c < last; ++c) box += (a[c] - b[c]) * (a[c] - b[c]);
           }
         for (int c = first; c < last; ++c) centre_d2 += (colour[c] - centre[c]) * (colour[c] - centre[c]);
-        const float e = nlm_log2_weight(p, box, centre_d2, dx, dy);
+        const float e = nlm_log2_weight(p, box, centre_d2, dx, dy, distance_scale);
         if (pass == 0) {
           largest = e > largest ? e : largest;
           continue;

@@ -95,6 +95,43 @@ TEST(CudaNlm, BandSizeDoesNotChangeOutput) {
   }
 }
 
+// h and sigma-n at auto with a noise level function (the noise profile):
+// the reference and the CPU, every patch radius (each its own kernel),
+// grey and colour, both modes that take it, awkward sizes; then band
+// invariance on a larger image.
+TEST(CudaNlm, NoiseProfileMatchesReferenceAndCpu) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const ImageShape sizes[] = {{1, 1, 3}, {23, 1, 4}, {1, 19, 1}, {37, 29, 3}, {45, 33, 2}, {53, 41, 4}};
+  int index = 0;
+  for (int patch = 0; patch <= 5; ++patch)
+    for (ColorMode mode : {ColorMode::rgb, ColorMode::per_channel}) {
+      ImageShape shape = sizes[size_t(index) % (sizeof sizes / sizeof sizes[0])];
+      ++index;
+      FilterSpec spec(nlm_filter());
+      ASSERT_EQ(set_param(spec, "mode", std::string(mode == ColorMode::rgb ? "rgb" : "per-channel")), "");
+      ASSERT_EQ(set_param(spec, "search-radius", double(1 + index % 4)), "");
+      ASSERT_EQ(set_param(spec, "patch-radius", double(patch)), "");
+      const edgewise::NoiseEstimate noise = signal_dependent_noise(rng, shape.channels >= 3 ? 3 : 1);
+      const FloatImage image = random_image(rng, shape);
+      SCOPED_TRACE(describe(nlm_parameters(resolve_noise(spec, noise)), shape) + ", noise profile");
+      const FloatImage got = run_gpu(spec, image, size_t(1) << 30, &noise);
+      const Difference d =
+          max_difference(edgewise_reference::nlm_reference(to_reference(image), reference_settings(spec, noise)), got);
+      EXPECT_LE(d.max_abs, 1e-4) << d.describe();
+      RunOptions options;
+      options.noise = &noise;
+      const Difference cpu = max_difference(run_cpu(spec, image, options), got);
+      EXPECT_LE(cpu.max_abs, 1e-4) << cpu.describe();
+    }
+  const FloatImage image = random_image(rng, {509, 613, 3});
+  const edgewise::NoiseEstimate noise = signal_dependent_noise(rng, 3);
+  const FilterSpec spec(nlm_filter());
+  const FloatImage whole = run_gpu(spec, image, size_t(1) << 30, &noise);
+  const FloatImage banded = run_gpu(spec, image, size_t(6) << 20, &noise);
+  EXPECT_TRUE(bit_identical(whole, banded)) << max_difference(whole, banded).describe();
+}
+
 // For compute-sanitizer (tests/gpu/run.sh): every variant once, small.
 TEST(CudaNlmShort, EveryVariantOnce) {
   REQUIRE_GPU();

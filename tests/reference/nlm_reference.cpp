@@ -8,6 +8,41 @@
 
 namespace edgewise_reference {
 
+namespace {
+
+// The noise level function: linear between its points, constant beyond,
+// at least 0.5 code values.
+double sigma_at(const std::vector<std::pair<double, double>>& points, double intensity) {
+  double sigma = points.back().second;
+  if (intensity <= points.front().first) {
+    sigma = points.front().second;
+  } else {
+    for (size_t i = 1; i < points.size(); ++i)
+      if (intensity <= points[i].first) {
+        const auto& [x0, y0] = points[i - 1];
+        const auto& [x1, y1] = points[i];
+        sigma = y0 + (intensity - x0) / (x1 - x0) * (y1 - y0);
+        break;
+      }
+  }
+  return std::max(sigma, 0.5);
+}
+
+// sigma(I)^2 / sigma^2 sampled every 255/32 code values, linear between
+// the samples, constant beyond 0 and 255.
+double noise_ratio(const NlmSettings& settings, int channel, double intensity) {
+  const auto& points = settings.noise_function[size_t(channel)];
+  const double step = 255.0 / 32.0, x = std::clamp(intensity / step, 0.0, 32.0);
+  const int knot = std::min(int(x), 31);
+  auto ratio = [&](int k) {
+    const double sigma = sigma_at(points, k * step);
+    return sigma * sigma / (settings.noise_sigma * settings.noise_sigma);
+  };
+  return ratio(knot) + (x - knot) * (ratio(knot + 1) - ratio(knot));
+}
+
+}  // namespace
+
 ReferenceImage nlm_reference(const ReferenceImage& input, const NlmSettings& settings) {
   const int width = input.width, height = input.height;
   const bool has_alpha = input.channels == 2 || input.channels == 4;
@@ -60,6 +95,18 @@ ReferenceImage nlm_reference(const ReferenceImage& input, const NlmSettings& set
                     d2 += d * d;
                   }
               d2 /= patch_count;
+              if (!settings.noise_function.empty()) {
+                // r(p): the mean over the group's channels of the ratio at
+                // the channel's mean over p's patch.
+                double ratio = 0;
+                for (int c = first; c < last; ++c) {
+                  double mean = 0;
+                  for (int ty = -f; ty <= f; ++ty)
+                    for (int tx = -f; tx <= f; ++tx) mean += at(x + tx, y + ty, c);
+                  ratio += noise_ratio(settings, c, mean / double((2 * f + 1) * (2 * f + 1)));
+                }
+                d2 /= ratio / double(last - first);
+              }
               const double floor = 2.0 * settings.sigma_n * settings.sigma_n;
               w *= std::exp(-std::max(d2 - floor, 0.0) / (settings.h * settings.h));
             }

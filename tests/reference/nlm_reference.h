@@ -3,6 +3,9 @@
 // every patch distance summed directly, clamp-to-edge.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "bilateral_reference.h"
 
 namespace edgewise_reference {
@@ -16,6 +19,11 @@ struct NlmSettings {
   double sigma_n = 10.0;
   double sigma_s = 100.0;
   double sigma_r = 100000.0;  // its maximum turns the range term off
+  // The noise profile (r(p) of core/filters/nlm.h), empty for none: per
+  // colour channel the noise level function's points (intensity, sigma)
+  // in code values, increasing, and the image's sigma it is relative to.
+  std::vector<std::vector<std::pair<double, double>>> noise_function;
+  double noise_sigma = 0;
   bool range_term() const { return sigma_r < 100000.0; }
 };
 
