@@ -202,19 +202,43 @@ std::future<double> start_writing(const Job& job, Filtered filtered, const JobOp
   });
 }
 
-// A GPU's context takes a tenth of a second or more to start: the backend
-// the run will use starts while the first file decodes. A failure here is
-// left for the run, which makes the backend again and reports it.
-std::future<void> start_backend(edgewise::KeptBackends& kept, const edgewise::RunOptions& run) {
+// A GPU takes a few tenths of a second to start (the driver, a context, the
+// kernels this filter launches, loaded on their first launch): the backend
+// the run will use starts while the first file decodes, and filters a small
+// flat noisy image with the run's filter. Its result: why a backend named
+// on the command line cannot run ("" when it can, or none was named), which
+// fails the run once rather than once for each file. Any other failure here
+// is left for the run, which makes the backend again and reports it.
+std::future<std::string> start_backend(edgewise::KeptBackends& kept, const edgewise::FilterSpec& spec,
+                                       const edgewise::RunOptions& run) {
   const edgewise::BackendList& list = run.backends ? *run.backends : edgewise::installed_backends();
   for (const auto& provider : list) {
     if (provider->is_fallback() || (run.backend != "auto" && provider->id() != run.backend)) continue;
-    return std::async(std::launch::async, [&kept, device = provider.get(), options = run.backend_options] {
+    return std::async(std::launch::async, [&kept, &spec, run, device = provider.get()]() -> std::string {
       std::string why_not;
+      if (!device->usable(why_not))
+        return run.backend == "auto" ? "" : device->name() + " backend requested but unavailable: " + why_not;
       try {
-        if (device->usable(why_not)) kept.get(*device, options);
+        kept.get(*device, run.backend_options);
+        constexpr int kSide = 64;
+        std::vector<uint8_t> pixels(size_t(kSide) * kSide * 3, 128), out(pixels.size());
+        // Parameters at auto take any noise here: the kernels are the same.
+        edgewise::NoiseEstimate noise;
+        edgewise::ChannelNoise channel;
+        channel.sigma = 5;
+        channel.valid = true;
+        noise.channels.assign(3, channel);
+        edgewise::RunOptions warm;
+        warm.noise = &noise;
+        warm.backends = run.backends;
+        warm.backend = device->id();
+        warm.backend_options = run.backend_options;
+        warm.kept = &kept;
+        edgewise::run_filter(spec, {pixels.data(), {kSide, kSide, 3}, edgewise::SampleType::u8, 0},
+                             {out.data(), {kSide, kSide, 3}, edgewise::SampleType::u8, 0}, warm);
       } catch (const std::exception&) {
       }
+      return "";
     });
   }
   return {};
@@ -264,7 +288,14 @@ BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, c
   std::vector<size_t> failed;
   std::future<DecodedImage> next_input;
   if (!jobs.empty()) next_input = start_reading(jobs[0], files);
-  std::future<void> starting = jobs.empty() ? std::future<void>() : start_backend(kept, run);
+  std::future<std::string> starting = jobs.empty() ? std::future<std::string>() : start_backend(kept, spec, run);
+  if (starting.valid()) {
+    const std::string unusable = starting.get();
+    if (!unusable.empty()) {
+      next_input.wait();  // its thread reads from `jobs`
+      throw std::runtime_error(unusable);
+    }
+  }
   std::future<double> writing;
   size_t writing_job = 0;
   // Waits for the write in flight; false when it failed.
@@ -290,7 +321,6 @@ BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, c
     {
       ProgressLine progress(count + file_name_of(job.input), terminal);
       try {
-        if (starting.valid()) starting.get();  // before the kept backends are used on this thread
         DecodedImage input = next_input.get();
         if (i + 1 < jobs.size()) next_input = start_reading(jobs[i + 1], files);
         Filtered filtered = filter_job(job, input, spec, run, extra_outputs, files.verbose, progress);

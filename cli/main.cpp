@@ -70,8 +70,9 @@ int main(int argc, char** argv) {
   install_cleanup_on_signals();
   try {
     // A backend named on the command line that cannot run fails the run
-    // once, rather than once for each file.
-    if (options.run.backend != "auto") {
+    // once, rather than once for each file (run_jobs checks it while the
+    // first file decodes).
+    if (options.gui && options.run.backend != "auto") {
       const edgewise::BackendList& list = options.run.backends ? *options.run.backends : edgewise::installed_backends();
       const edgewise::BackendProvider* provider = edgewise::find_backend(list, options.run.backend);
       std::string why_not;

@@ -1,6 +1,7 @@
 #include "preview_render.h"
 
 #include <chrono>
+#include <cstring>
 #include <exception>
 
 #include "engine.h"
@@ -15,14 +16,13 @@ template <class Sample>
 std::vector<uint8_t> crop(const Sample* pixels, const Rect& from, const Rect& visible, int channels) {
   std::vector<uint8_t> out(size_t(visible.width) * size_t(visible.height) * size_t(channels));
   uint8_t* dst = out.data();
-  for (int y = visible.y; y < visible.bottom(); ++y) {
+  const size_t row_samples = size_t(visible.width) * size_t(channels);
+  for (int y = visible.y; y < visible.bottom(); ++y, dst += row_samples) {
     const Sample* row = pixels + (size_t(y - from.y) * size_t(from.width) + size_t(visible.x - from.x)) * channels;
-    for (size_t i = 0; i < size_t(visible.width) * size_t(channels); ++i) {
-      if constexpr (sizeof(Sample) == 1)
-        *dst++ = row[i];
-      else
-        *dst++ = edgewise::float_to_u8(row[i]);
-    }
+    if constexpr (sizeof(Sample) == 1)
+      std::memcpy(dst, row, row_samples);
+    else
+      for (size_t i = 0; i < row_samples; ++i) dst[i] = edgewise::float_to_u8(row[i]);
   }
   return out;
 }
@@ -32,12 +32,21 @@ void keep_original_outside(PreviewResult& result) {
   const Rect& visible = result.region.visible;
   const Rect inside = intersect(result.region.affected, visible);
   const size_t channels = size_t(result.channels);
-  for (int y = visible.y; y < visible.bottom(); ++y)
-    for (int x = visible.x; x < visible.right(); ++x) {
-      if (x >= inside.x && x < inside.right() && y >= inside.y && y < inside.bottom()) continue;
-      const size_t at = (size_t(y - visible.y) * size_t(visible.width) + size_t(x - visible.x)) * channels;
-      for (size_t c = 0; c < channels; ++c) result.filtered[at + c] = result.original[at + c];
+  // Row by row, the spans left and right of `inside` (the whole row above
+  // or below it): a preview inside the selection copies nothing.
+  auto keep = [&](int y, int x0, int x1) {
+    if (x1 <= x0) return;
+    const size_t at = (size_t(y - visible.y) * size_t(visible.width) + size_t(x0 - visible.x)) * channels;
+    std::memcpy(result.filtered.data() + at, result.original.data() + at, size_t(x1 - x0) * channels);
+  };
+  for (int y = visible.y; y < visible.bottom(); ++y) {
+    if (inside.width <= 0 || inside.height <= 0 || y < inside.y || y >= inside.bottom()) {
+      keep(y, visible.x, visible.right());
+      continue;
     }
+    keep(y, visible.x, inside.x);
+    keep(y, inside.right(), visible.right());
+  }
 }
 
 }  // namespace
