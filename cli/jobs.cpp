@@ -205,21 +205,31 @@ std::future<double> start_writing(const Job& job, Filtered filtered, const JobOp
 // A GPU takes a few tenths of a second to start (the driver, a context, the
 // kernels this filter launches, loaded on their first launch): the backend
 // the run will use starts while the first file decodes, and filters a small
-// flat noisy image with the run's filter. Its result: why a backend named
-// on the command line cannot run ("" when it can, or none was named), which
-// fails the run once rather than once for each file. Any other failure here
-// is left for the run, which makes the backend again and reports it.
-std::future<std::string> start_backend(edgewise::KeptBackends& kept, const edgewise::FilterSpec& spec,
-                                       const edgewise::RunOptions& run) {
+// small image with the run's filter. `unusable` says why a backend named
+// on the command line cannot run, which fails the run once rather than once
+// for each file. Any other failure here is left for the run, which makes
+// the backend again and reports it.
+struct BackendStart {
+  std::string unusable;
+  std::string name;  // the backend started, for --verbose
+  double seconds = 0;
+};
+
+std::future<BackendStart> start_backend(edgewise::KeptBackends& kept, const edgewise::FilterSpec& spec,
+                                        const edgewise::RunOptions& run) {
   const edgewise::BackendList& list = run.backends ? *run.backends : edgewise::installed_backends();
   for (const auto& provider : list) {
     if (provider->is_fallback() || (run.backend != "auto" && provider->id() != run.backend)) continue;
-    return std::async(std::launch::async, [&kept, &spec, run, device = provider.get()]() -> std::string {
+    return std::async(std::launch::async, [&kept, &spec, run, device = provider.get()] {
+      const auto start = std::chrono::steady_clock::now();
+      BackendStart result;
       std::string why_not;
-      if (!device->usable(why_not))
-        return run.backend == "auto" ? "" : device->name() + " backend requested but unavailable: " + why_not;
+      if (!device->usable(why_not)) {
+        if (run.backend != "auto") result.unusable = device->name() + " backend requested but unavailable: " + why_not;
+        return result;
+      }
       try {
-        kept.get(*device, run.backend_options);
+        result.name = kept.get(*device, run.backend_options).name();
         constexpr int kSide = 64;
         std::vector<uint8_t> pixels(size_t(kSide) * kSide * 3, 128), out(pixels.size());
         // Parameters at auto take any noise here: the kernels are the same.
@@ -238,7 +248,8 @@ std::future<std::string> start_backend(edgewise::KeptBackends& kept, const edgew
                              {out.data(), {kSide, kSide, 3}, edgewise::SampleType::u8, 0}, warm);
       } catch (const std::exception&) {
       }
-      return "";
+      result.seconds = seconds_since(start);
+      return result;
     });
   }
   return {};
@@ -288,13 +299,16 @@ BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, c
   std::vector<size_t> failed;
   std::future<DecodedImage> next_input;
   if (!jobs.empty()) next_input = start_reading(jobs[0], files);
-  std::future<std::string> starting = jobs.empty() ? std::future<std::string>() : start_backend(kept, spec, run);
+  std::future<BackendStart> starting = jobs.empty() ? std::future<BackendStart>() : start_backend(kept, spec, run);
   if (starting.valid()) {
-    const std::string unusable = starting.get();
-    if (!unusable.empty()) {
+    const BackendStart started = starting.get();
+    if (!started.unusable.empty()) {
       next_input.wait();  // its thread reads from `jobs`
-      throw std::runtime_error(unusable);
+      throw std::runtime_error(started.unusable);
     }
+    if (files.verbose && !started.name.empty())
+      std::fprintf(stderr, "edgewise: %s started in %.2f s, while %s was read\n", started.name.c_str(), started.seconds,
+                   jobs[0].input.c_str());
   }
   std::future<double> writing;
   size_t writing_job = 0;

@@ -26,7 +26,7 @@ struct Job {
   std::string input;
   std::string output;
   FileFormat format = FileFormat::png;
-  DecodedImage image;  // the decoded input once read (the dialog reads it first)
+  DecodedImage image;       // the decoded input once read (the dialog reads it first)
   double read_seconds = 0;  // decoding the input, for --verbose
 };
 
@@ -42,7 +42,8 @@ edgewise::ImageBuffer view(DecodedImage& image);
 // existing directory; one input may name a file or a directory. Throws
 // std::runtime_error naming the first problem; nothing has been written.
 std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output,
-                           const JobOptions& options = {}, const std::map<std::string, std::string>& extra_outputs = {});
+                           const JobOptions& options = {},
+                           const std::map<std::string, std::string>& extra_outputs = {});
 
 struct BatchReport {
   int written = 0;

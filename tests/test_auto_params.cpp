@@ -136,12 +136,12 @@ TEST(AutoParams, RunAtAutoIsTheRunAtTheEstimatedValues) {
   rows.read_rows(0, shape.height, in_samples.data());
   edgewise::RunOptions options;
   options.backend = "cpu";
-  const edgewise::RunReport report =
-      edgewise::run_filter(FilterSpec(edgewise::bilateral_filter()), {in_samples.data(), shape, edgewise::SampleType::f32, 0},
-                           {out_samples.data(), shape, edgewise::SampleType::f32, 0}, options);
+  const edgewise::RunReport report = edgewise::run_filter(
+      FilterSpec(edgewise::bilateral_filter()), {in_samples.data(), shape, edgewise::SampleType::f32, 0},
+      {out_samples.data(), shape, edgewise::SampleType::f32, 0}, options);
   EXPECT_DOUBLE_EQ(report.noise_sigma, noise.sigma());
-  EXPECT_EQ(report.auto_values,
-            "sigma-r " + edgewise::value_text(*edgewise::bilateral_filter().find_param("sigma-r"), 3.0 * noise.sigma()));
+  EXPECT_EQ(report.auto_values, "sigma-r " + edgewise::value_text(*edgewise::bilateral_filter().find_param("sigma-r"),
+                                                                  3.0 * noise.sigma()));
 }
 
 // A front end that filters part of an image passes the whole image's

@@ -127,7 +127,8 @@ TEST(NlmCpu, BandHeightAndThreadsDoNotChangeOutput) {
 
 TEST(NlmSpec, ValidatorNamesTheParameter) {
   FilterSpec spec(nlm_filter());
-  EXPECT_NE(set_param(spec, "search-radius", 0.0).find("invalid search-radius 0: allowed range is 1 to 32"), std::string::npos);
+  EXPECT_NE(set_param(spec, "search-radius", 0.0).find("invalid search-radius 0: allowed range is 1 to 32"),
+            std::string::npos);
   EXPECT_NE(set_param(spec, "patch-radius", 6.0).find("invalid patch-radius 6"), std::string::npos);
   ASSERT_EQ(set_param(spec, "h", 0.05), "");
   EXPECT_EQ(validate(spec), "invalid h 0.05: allowed are 0 (patch term off) and 0.1 to 1000");

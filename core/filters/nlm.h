@@ -58,11 +58,11 @@ struct NlmParams {
   bool patch_term;     // h > 0
   bool range_term;     // sigma_r below its maximum
   RangeKernel kernel;
-  float unit;                  // 255 (code values) or 1 (Delta E)
-  float inverse_unit;          // 1 / unit
-  float patch_norm;            // 1 / ((2f+1)^2 * channels per weight group)
-  float noise_floor;           // 2 sigma_n^2
-  float patch_log2_coefficient;  // log2(e) / h^2
+  float unit;                      // 255 (code values) or 1 (Delta E)
+  float inverse_unit;              // 1 / unit
+  float patch_norm;                // 1 / ((2f+1)^2 * channels per weight group)
+  float noise_floor;               // 2 sigma_n^2
+  float patch_log2_coefficient;    // log2(e) / h^2
   float spatial_log2_coefficient;  // log2(e) / (2 sigma_s^2)
   // Gaussian: log2(e) / (2 sigma_r^2), folded into the exponent; the other
   // kernels: 1 / sigma_r^2, their q = (delta / sigma_r)^2.

@@ -14,8 +14,8 @@ struct NlmSettings {
   Mode mode = Mode::rgb;
   Kernel kernel = Kernel::gaussian;
   int search_radius = 7;  // S
-  int patch_radius = 1;    // f
-  double h = 8.0;          // 0: the patch term is off
+  int patch_radius = 1;   // f
+  double h = 8.0;         // 0: the patch term is off
   double sigma_n = 10.0;
   double sigma_s = 100.0;
   double sigma_r = 100000.0;  // its maximum turns the range term off
