@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "engine_mat.h"
 #include "pyramid.h"
+#include "pyramid_cases.h"
 
 namespace {
 
@@ -64,26 +65,6 @@ void run(const FilterSpec& spec, cv::Mat& rgb, cv::Mat& out, int threads) {
   edgewise_bench::run_cpu_u8(spec, rgb, out, threads);
 }
 
-FilterSpec pyramid(ColorMode mode, int levels, float chroma_strength = 1.0f) {
-  PyramidParameters p;
-  p.mode = mode;
-  p.levels = levels;
-  p.sigma_s = 1.0f;
-  p.radius = 2;
-  p.sigma_r = mode == ColorMode::lab ? 10.0f : 20.0f;
-  p.chroma_strength = chroma_strength;
-  return pyramid_spec(p);
-}
-
-FilterSpec bilateral(ColorMode mode) {
-  BilateralParameters b;
-  b.mode = mode;
-  b.sigma_s = 1.0f;
-  b.radius = 2;
-  b.sigma_r = mode == ColorMode::lab ? 10.0f : 20.0f;
-  return bilateral_spec(b);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,8 +84,9 @@ int main(int argc, char** argv) {
   for (ColorMode mode : {ColorMode::rgb, ColorMode::per_channel, ColorMode::lab}) {
     std::vector<std::pair<int, float>> cases = {{5, 1.0f}, {6, 1.0f}};
     if (mode == ColorMode::lab) cases.push_back({5, 2.0f});  // luma and chroma apart: two passes per level
-    std::vector<FilterSpec> specs = {bilateral(mode)};
-    for (const auto& c : cases) specs.push_back(pyramid(mode, c.first, c.second));
+    std::vector<FilterSpec> specs = {edgewise_bench::bilateral(mode)};
+    for (const auto& c : cases)
+      specs.push_back(edgewise_bench::pyramid(mode, c.first, PyramidGuide::gaussian, c.second));
     std::vector<std::function<void()>> runs;
     for (const FilterSpec& spec : specs) runs.push_back([&, spec] { run(spec, rgb, out, threads); });
     const std::vector<Timing> t = interleaved_medians(runs, kRepeats);

@@ -40,6 +40,7 @@
 #include "device_resources.h"
 #include "engine.h"
 #include "gpu_photo.h"
+#include "pyramid_cases.h"
 #include "pyramid_cuda.h"
 
 using namespace edgewise;
@@ -50,28 +51,6 @@ namespace {
 constexpr int kWidth = 6000, kHeight = 4000;  // 24 MP
 
 using KernelMaker = std::unique_ptr<cuda::DeviceBandKernel> (*)(const Plan& plan);
-
-FilterSpec pyramid(ColorMode mode, int levels, PyramidGuide guide = PyramidGuide::gaussian,
-                   float chroma_strength = 1.0f) {
-  PyramidParameters p;
-  p.mode = mode;
-  p.levels = levels;
-  p.sigma_s = 1.0f;
-  p.radius = 2;
-  p.sigma_r = mode == ColorMode::lab ? 10.0f : 20.0f;
-  p.guide = guide;
-  p.chroma_strength = chroma_strength;
-  return pyramid_spec(p);
-}
-
-FilterSpec bilateral(ColorMode mode) {
-  BilateralParameters b;
-  b.mode = mode;
-  b.sigma_s = 1.0f;
-  b.radius = 2;
-  b.sigma_r = mode == ColorMode::lab ? 10.0f : 20.0f;
-  return bilateral_spec(b);
-}
 
 double pixels_of(const PyramidPlan& plan, int k) {
   return double(plan.widths[size_t(k)]) * double(plan.heights[size_t(k)]);
@@ -174,7 +153,8 @@ int main(int argc, char** argv) {
     float single = 0.0f;
     for (const Row& row : rows) {
       const bool one = row.levels == 1;
-      const FilterSpec spec = one ? bilateral(row.mode) : pyramid(row.mode, row.levels, row.guide, row.chroma_strength);
+      const FilterSpec spec = one ? edgewise_bench::bilateral(row.mode)
+                                  : edgewise_bench::pyramid(row.mode, row.levels, row.guide, row.chroma_strength);
       const auto plan = make_plan(spec, {kWidth, kHeight, 3});
       const float ms = one ? kernel_ms(*plan, cuda::make_bilateral_device_kernel, pixels, row.mode == ColorMode::lab)
                            : kernel_ms(*plan, cuda::make_pyramid_device_kernel, pixels, false);

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <string>
 
-#include "color_lab.h"
+#include "lab_pixel.h"
 #include "pyramid.h"
 #include "reference/pyramid_reference.h"
 #include "test_support.h"
@@ -195,10 +195,6 @@ TEST(PyramidCpu, LabStrengthsKeepTheOtherChannels) {
   EW_SEEDED_RNG(rng);
   const ImageShape shape{64, 48, 3};
   const FloatImage image = random_image(rng, shape, {false, Alpha::opaque});
-  auto lab_of = [&](const FloatImage& im, int x, int y, float out[3]) {
-    const float* px = &im.pixels()[(size_t(y) * size_t(shape.width) + size_t(x)) * 3];
-    rgb_to_lab(px[0], px[1], px[2], out[0], out[1], out[2]);
-  };
   PyramidParameters p;
   p.mode = ColorMode::lab;
   p.levels = 3;
@@ -211,8 +207,8 @@ TEST(PyramidCpu, LabStrengthsKeepTheOtherChannels) {
     for (int y = 0; y < shape.height; ++y)
       for (int x = 0; x < shape.width; ++x) {
         float a[3], b[3];
-        lab_of(image, x, y, a);
-        lab_of(got, x, y, b);
+        lab_pixel(image, x, y, a);
+        lab_pixel(got, x, y, b);
         for (int c = 0; c < 3; ++c) {
           const bool own = keep == 0 ? c == 0 : c > 0;
           (own ? kept : moved) = std::max(own ? kept : moved, double(std::fabs(a[c] - b[c])));

@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <string>
 
-#include "color_lab.h"
+#include "lab_pixel.h"
 #include "pyramid.h"
 #include "test_support.h"
 
@@ -253,10 +253,6 @@ TEST(CudaPyramid, LabStrengthsKeepTheOtherChannels) {
   EW_SEEDED_RNG(rng);
   const ImageShape shape{64, 148, 3};
   const FloatImage image = random_image(rng, shape, {false, Alpha::opaque});
-  auto lab_of = [&](const FloatImage& im, int x, int y, float out[3]) {
-    const float* px = &im.pixels()[(size_t(y) * size_t(shape.width) + size_t(x)) * 3];
-    rgb_to_lab(px[0], px[1], px[2], out[0], out[1], out[2]);
-  };
   PyramidParameters p;
   p.mode = ColorMode::lab;
   p.levels = 3;
@@ -274,8 +270,8 @@ TEST(CudaPyramid, LabStrengthsKeepTheOtherChannels) {
     for (int y = 0; y < shape.height; ++y)
       for (int x = 0; x < shape.width; ++x) {
         float a[3], b[3];
-        lab_of(image, x, y, a);
-        lab_of(got, x, y, b);
+        lab_pixel(image, x, y, a);
+        lab_pixel(got, x, y, b);
         for (int c = 0; c < 3; ++c) {
           const bool own = s[0] == 0.0f ? c == 0 : c > 0;
           (own ? kept : moved) = std::max(own ? kept : moved, double(std::fabs(a[c] - b[c])));
