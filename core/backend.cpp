@@ -1,13 +1,36 @@
 #include "backend.h"
 
 #include <cstdlib>
+#include <new>
 
 namespace edgewise {
 
-std::shared_ptr<void> Backend::allocate_host(size_t bytes) {
+namespace {
+
+std::shared_ptr<void> plain_memory(size_t bytes) {
   void* data = std::malloc(bytes ? bytes : 1);
   if (!data) throw std::bad_alloc();
   return std::shared_ptr<void>(data, std::free);
+}
+
+}  // namespace
+
+std::shared_ptr<void> Backend::allocate_host(size_t bytes) { return plain_memory(bytes); }
+
+std::shared_ptr<void> BackendProvider::allocate_host(size_t bytes) const { return plain_memory(bytes); }
+
+std::shared_ptr<void> host_memory_for(const BackendList& list, const std::string& choice, size_t bytes) {
+  for (const auto& provider : list) {
+    if (provider->is_fallback() || (choice != "auto" && provider->id() != choice)) continue;
+    std::string why_not;
+    if (!provider->usable(why_not)) continue;
+    try {
+      return provider->allocate_host(bytes);
+    } catch (const BackendError&) {
+      break;  // plain memory works for every backend
+    }
+  }
+  return plain_memory(bytes);
 }
 
 void Backend::provoke_failure(InjectedFailure failure) {

@@ -88,6 +88,10 @@ class BackendProvider {
   virtual bool usable(std::string& description) const = 0;
   // Throws BackendError when the backend cannot start.
   virtual std::unique_ptr<Backend> make(const BackendOptions& options) const = 0;
+  // Host memory this backend copies from fastest (a GPU's: pinned), for
+  // buffers a front end fills before any backend exists. Throws
+  // BackendError when it cannot give any; the default is plain memory.
+  virtual std::shared_ptr<void> allocate_host(size_t bytes) const;
 };
 
 using BackendList = std::vector<std::shared_ptr<const BackendProvider>>;
@@ -116,6 +120,11 @@ class KeptBackends {
 
 // The backends this build has (defined outside core, by the backend folders).
 const BackendList& installed_backends();
+
+// Host memory for images the `choice` backend ("auto" or an id) will read
+// many times (the dialog's preview input): the memory of the backend that
+// choice runs on first, where it is usable, else plain memory.
+std::shared_ptr<void> host_memory_for(const BackendList& list, const std::string& choice, size_t bytes);
 
 // The provider with this id, or null.
 const BackendProvider* find_backend(const BackendList& list, const std::string& id);

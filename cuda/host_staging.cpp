@@ -16,7 +16,7 @@ namespace {
 
 constexpr size_t kPage = 4096;
 // Below this many bytes per thread a copy is not worth waking a thread for.
-constexpr size_t kBytesPerThread = size_t(256) << 10;
+constexpr size_t kBytesPerThread = size_t(1) << 20;
 
 }  // namespace
 

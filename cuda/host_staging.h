@@ -17,7 +17,8 @@ namespace edgewise::cuda {
 bool is_pinned(const void* data);
 
 // Rows of `row_bytes` between strided buffers, on as many OpenMP threads as
-// the size pays for (a quarter MB each).
+// the size pays for (a MB each: the dialog's 6 MB preview input took 0.54 ms on
+// 4 threads and 1.0 ms on 16).
 void copy_rows(void* to, size_t to_stride, const void* from, size_t from_stride, size_t row_bytes, size_t rows);
 
 // Page-aligned host memory pinned with cudaHostRegister, grown on demand.

@@ -79,9 +79,8 @@ std::vector<GtkWidget*> ParamControls::row(const std::string& cli_flag) const {
   for (const auto& control : controls_)
     if (cli_flag == control->row.param->cli_flag) {
       std::vector<GtkWidget*> widgets;
-      for (GtkWidget* widget :
-           {control->label, control->combo, control->scale, control->spin, control->unit, control->automatic,
-            control->noise})
+      for (GtkWidget* widget : {control->label, control->combo, control->scale, control->spin, control->unit,
+                                control->automatic, control->noise})
         if (widget) widgets.push_back(widget);
       return widgets;
     }
@@ -190,9 +189,8 @@ void ParamControls::refresh_dependent(const edgewise::Settings& settings) {
       gtk_widget_set_sensitive(control->spin, !automatic);
       // Shows the value the image's noise gives (sigma-r 2.5 x its sigma).
       if (automatic && noise_ && settings.spec.has(control->row.param->cli_flag))
-        gtk_spin_button_set_value(
-            GTK_SPIN_BUTTON(control->spin),
-            edgewise::resolve_noise(settings.spec, *noise_).get(control->row.param->cli_flag));
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(control->spin),
+                                  edgewise::resolve_noise(settings.spec, *noise_).get(control->row.param->cli_flag));
       continue;
     }
     if (!control->automatic) continue;

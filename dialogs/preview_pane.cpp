@@ -214,7 +214,8 @@ void PreviewPane::request() {
   const PreviewRegion region = current_region();
   // The UI thread reads (GIMP's plug-in protocol is not thread-safe); a new
   // read only when the view moved or the filter's reach changed.
-  if (!input_ || !same_region(input_->region, region)) input_ = read_preview_input(port_, region, noise_);
+  if (!input_ || !same_region(input_->region, region))
+    input_ = read_preview_input(port_, region, noise_, settings_.backend);
   worker_->submit(settings_, input_);
   gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(progress_), 0);
 }

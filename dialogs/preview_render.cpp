@@ -52,12 +52,15 @@ void keep_original_outside(PreviewResult& result) {
 }  // namespace
 
 std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewRegion& region,
-                                                 std::shared_ptr<const edgewise::NoiseEstimate> noise) {
+                                                 std::shared_ptr<const edgewise::NoiseEstimate> noise,
+                                                 const std::string& backend) {
   auto input = std::make_shared<PreviewInput>();
   input->region = region;
   input->noise = std::move(noise);
   input->shape = {region.read.width, region.read.height, port.shape().channels};
-  input->pixels.resize(size_t(region.read.width) * size_t(region.read.height) * size_t(input->shape.channels));
+  const size_t samples = size_t(region.read.width) * size_t(region.read.height) * size_t(input->shape.channels);
+  input->pixels =
+      HostFloats(edgewise::host_memory_for(edgewise::installed_backends(), backend, samples * sizeof(float)), samples);
   port.read(region.read, region.scale, input->pixels.data());
   input->original = crop(input->pixels.data(), region.read, region.visible, input->shape.channels);
   return input;
@@ -103,7 +106,7 @@ PreviewResult render_preview(const Settings& settings, const PreviewInput& input
   // Filtered straight into 8 bits: the GPU then packs on the device and
   // copies a quarter of the bytes back.
   std::vector<uint8_t> filtered(input.pixels.size());
-  const edgewise::ImageBuffer in{const_cast<float*>(input.pixels.data()), input.shape, edgewise::SampleType::f32, 0};
+  const edgewise::ImageBuffer in{input.pixels.data(), input.shape, edgewise::SampleType::f32, 0};
   const edgewise::ImageBuffer out{filtered.data(), input.shape, edgewise::SampleType::u8, 0};
   const auto start = std::chrono::steady_clock::now();
   try {

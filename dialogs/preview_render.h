@@ -20,20 +20,37 @@ namespace edgewise_dialog {
 
 using edgewise::Settings;
 
-// The region's pixels as read from the ImagePort (on the UI thread).
+// Floats in host memory from host_memory_for: pinned where the preview runs
+// on a GPU, which then reads them without staging them first.
+class HostFloats {
+ public:
+  HostFloats() = default;
+  HostFloats(std::shared_ptr<void> memory, size_t count) : memory_(std::move(memory)), count_(count) {}
+  float* data() const { return static_cast<float*>(memory_.get()); }
+  size_t size() const { return count_; }
+
+ private:
+  std::shared_ptr<void> memory_;
+  size_t count_ = 0;
+};
+
+// The region's pixels as read from the ImagePort (on the UI thread), once
+// per view: every slider move filters them again.
 struct PreviewInput {
   PreviewRegion region;
   edgewise::ImageShape shape;  // region.read's size, the image's channels
-  std::vector<float> pixels;
+  HostFloats pixels;
   std::vector<uint8_t> original;  // region.visible of pixels in 8 bits, made once per read
   // The whole image's noise, which parameters at auto follow (a region, let
   // alone a reduced copy, shows different noise). Null: none estimated.
   std::shared_ptr<const edgewise::NoiseEstimate> noise;
 };
 
-// Reads what `region` needs through `port`.
+// Reads what `region` needs through `port`, into memory for the `backend`
+// choice the previews will run on ("auto" or an id).
 std::shared_ptr<PreviewInput> read_preview_input(ImagePort& port, const PreviewRegion& region,
-                                                 std::shared_ptr<const edgewise::NoiseEstimate> noise = nullptr);
+                                                 std::shared_ptr<const edgewise::NoiseEstimate> noise = nullptr,
+                                                 const std::string& backend = "auto");
 
 // The noise of the whole image behind `port` (rows read at full size, on the
 // UI thread as every read), for the dialog's auto values and their labels.
