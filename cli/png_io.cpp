@@ -85,6 +85,19 @@ Resolution resolution_from_phys(png_uint_32 x, png_uint_32 y, int unit) {
   return {x / 100.0, y / 100.0, Resolution::Unit::centimetre};
 }
 
+// No single allocation of libpng's above this: it also allocates a chunk's
+// declared length before reading it, which that cap does not cover (2 GB
+// for an iTXt chunk of a 120-byte file, found by the PNG fuzzer). Refused,
+// libpng skips the chunk or fails the read. Rows and chunks of real files
+// stay far below it.
+constexpr png_alloc_size_t kPngAllocationCap = png_alloc_size_t(64) << 20;
+
+png_voidp capped_png_malloc(png_structp, png_alloc_size_t size) {
+  return size > kPngAllocationCap ? nullptr : std::malloc(size);
+}
+
+void capped_png_free(png_structp, png_voidp data) { std::free(data); }
+
 void read_chunk_metadata(png_structp png, png_infop info, Metadata& metadata) {
   png_charp name = nullptr;
   int compression = 0;
@@ -355,7 +368,8 @@ DecodedImage read_png(const std::string& path, const ReadLimits& limits) {
   File file(std::fopen(path.c_str(), "rb"));
   if (!file) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
   std::string error;
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &error, png_fail, png_warn);
+  png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &error, png_fail, png_warn, nullptr,
+                                             capped_png_malloc, capped_png_free);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!info) {
     png_destroy_read_struct(&png, nullptr, nullptr);
@@ -371,7 +385,7 @@ DecodedImage read_png(const std::string& path, const ReadLimits& limits) {
   // A compressed chunk (iCCP, zTXt, iTXt) declares its inflated size: without
   // a cap libpng allocates it up front (2 GB from a 200-byte file, found by
   // the PNG fuzzer). 64 MiB holds any real ICC profile or text.
-  png_set_chunk_malloc_max(png, png_alloc_size_t(64) << 20);
+  png_set_chunk_malloc_max(png, kPngAllocationCap);
   png_read_info(png, info);
   // A header can declare any size: checked before any pixel memory.
   try {

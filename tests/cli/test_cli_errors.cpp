@@ -37,6 +37,19 @@ class CliErrors : public ::testing::Test {
     const std::string tiff = read_bytes(in.file("photo.tif"));
     write_bytes(in.file("truncated.png"), png.substr(0, png.size() / 3));
     write_bytes(in.file("truncated.jpg"), jpeg.substr(0, jpeg.size() / 2));
+    // Found by the PNG fuzzer: an iTXt chunk declaring 2 GB in a 120-byte
+    // file, which libpng allocated before reading it (the fuzz stage, under
+    // ASan, is what sees the allocation; here, the clean message).
+    write_bytes(in.file("huge-chunk.png"),
+                std::string("\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52"
+                            "\x00\x00\x00\x13\x00\x00\x00\x0d\x01\x00\x00\x00\x00\x63\xf7\x68"
+                            "\x8a\x78\x00\x00\x00\x69\x54\x58\x74\x08\x99\x01\x34\x00\xcb\xff"
+                            "\x00\x00\x2c\x51\x00\x68\x8d\xb2\x00\xc9\x15\x42\x00\x51\x76\xa3"
+                            "\x00\xb2\xd7\x2b\x00\x3a\x67\x8c\x20\x9a\xc7\xec\x00\x2a\x4f\x74"
+                            "\x00\x8b\xb0\xd5\x00\xec\x38\x65\xb7\x74\x99\xc6\x00\xd5\xfa\x4e"
+                            "\x00\x5c\x89\xae\xd3\x0c\x13\xe6\x6f\xe5\x2d\xe0\x00\x00\x00\x00"
+                            "\x49\x45\x4e\x44\xae\x42\x60\x82",
+                            120));
     write_bytes(in.file("truncated.tif"), tiff.substr(0, tiff.size() / 2));
     write_bytes(in.file("notes.png"), "this is not an image\n");
     write_bytes(in.file("empty.png"), "");
@@ -91,6 +104,7 @@ TEST_F(CliErrors, UnusableInputs) {
       {"BMP file", to_out("image.bmp"), 1, "image.bmp: unsupported file format (expected PNG, JPEG or TIFF)"},
       {"empty file", to_out("empty.png"), 1, "empty.png is empty"},
       {"truncated PNG", to_out("truncated.png"), 1, "truncated.png: unreadable PNG"},
+      {"PNG chunk larger than its file", to_out("huge-chunk.png"), 1, "huge-chunk.png: unreadable PNG"},
       {"truncated JPEG", to_out("truncated.jpg"), 1, "truncated.jpg: unreadable JPEG"},
       {"truncated TIFF", to_out("truncated.tif"), 1, "truncated.tif: unreadable TIFF"},
       {"float TIFF to PNG", to_out("float.tif"), 1, "PNG cannot hold 32-bit floating-point samples; write TIFF"},
