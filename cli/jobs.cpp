@@ -218,9 +218,8 @@ struct BackendStart {
 std::future<BackendStart> start_backend(edgewise::KeptBackends& kept, const edgewise::FilterSpec& spec,
                                         const edgewise::RunOptions& run) {
   const edgewise::BackendList& list = run.backends ? *run.backends : edgewise::installed_backends();
-  for (const auto& provider : list) {
-    if (provider->is_fallback() || (run.backend != "auto" && provider->id() != run.backend)) continue;
-    return std::async(std::launch::async, [&kept, &spec, run, device = provider.get()] {
+  if (const edgewise::BackendProvider* device = edgewise::first_choice(list, run.backend)) {
+    return std::async(std::launch::async, [&kept, &spec, run, device] {
       const auto start = std::chrono::steady_clock::now();
       BackendStart result;
       std::string why_not;

@@ -19,15 +19,19 @@ std::shared_ptr<void> Backend::allocate_host(size_t bytes) { return plain_memory
 
 std::shared_ptr<void> BackendProvider::allocate_host(size_t bytes) const { return plain_memory(bytes); }
 
+const BackendProvider* first_choice(const BackendList& list, const std::string& choice) {
+  for (const auto& provider : list)
+    if (!provider->is_fallback() && (choice == "auto" || provider->id() == choice)) return provider.get();
+  return nullptr;
+}
+
 std::shared_ptr<void> host_memory_for(const BackendList& list, const std::string& choice, size_t bytes) {
-  for (const auto& provider : list) {
-    if (provider->is_fallback() || (choice != "auto" && provider->id() != choice)) continue;
-    std::string why_not;
-    if (!provider->usable(why_not)) continue;
+  std::string why_not;
+  if (const BackendProvider* provider = first_choice(list, choice); provider && provider->usable(why_not)) {
     try {
       return provider->allocate_host(bytes);
     } catch (const BackendError&) {
-      break;  // plain memory works for every backend
+      // plain memory works for every backend
     }
   }
   return plain_memory(bytes);

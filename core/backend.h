@@ -121,6 +121,11 @@ class KeptBackends {
 // The backends this build has (defined outside core, by the backend folders).
 const BackendList& installed_backends();
 
+// The first backend `choice` ("auto" or an id) tries: the named one, or in
+// auto the first that is not the fallback (usable or not); null for the
+// fallback alone.
+const BackendProvider* first_choice(const BackendList& list, const std::string& choice);
+
 // Host memory for images the `choice` backend ("auto" or an id) will read
 // many times (the dialog's preview input): the memory of the backend that
 // choice runs on first, where it is usable, else plain memory.
