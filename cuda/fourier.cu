@@ -9,17 +9,19 @@
 //      from the chunk above, added to it and written (Y, row-major). Chunks
 //      need no warm-up rows; parts (for parallelism) start r + 1 rows early.
 //      The term values of a thread's terms come from one or two
-//      fourier_sin_turns pairs and rotations (fourier_rotate).
+//      fourier_term_pair evaluations (the hardware's sin and cos) and
+//      rotations (fourier_rotate).
 //   2. rows: a block per (output row, channel) holds the row's samples and
 //      one term's lanes at a time in shared memory (the next term's loaded
 //      asynchronously meanwhile), so Y is read once and the samples that
 //      leave the truncated window are at hand. The recursion along the row
-//      is cut into segments, a thread each: every thread runs its segment
-//      from a zero state, the segments' states are joined by a parallel
-//      scan (fourier_carry: the recursion is linear), and every thread runs
-//      its segment again from its true start, combining the blurred lanes
-//      with the pixel's own term values into D, E and A. The last pass
-//      writes the output (fourier_output).
+//      is cut into 13-pixel segments, a thread each: every thread runs its
+//      segment from a zero state both ways, holding the outputs in
+//      registers, the segments' end states are joined by a parallel scan
+//      (fourier_carry: the recursion is linear), and every thread adds its
+//      true start states' share to the held outputs (Re(c z^n S), weights
+//      from the host) and combines them with the pixel's own term values
+//      into D, E and A. The last pass writes the output (fourier_output).
 // sigma-s <= 2 takes the window's taps in both kernels. The per-pixel math
 // (phases, sin in turns, rotation, recursion steps, carries, output) is
 // core's fourier_math.h, as on the CPU. Device memory per band in flight:
@@ -27,8 +29,9 @@
 // floats a pixel and channel) and, over several passes, D, E and A; held
 // per stream, not counted in the backend's budget (which has no hook for a
 // kernel's own memory).
-// H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6): kernel 13.4-14.2 ms at
-// sigma-s 4-64, 9.9 at 2; bench/RESULTS.md, "Fourier bilateral (issue 14)".
+// H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6): kernel 8.8-9.2 ms at sigma-s
+// 4-64, 7.8 at 2 (was 13.4-14.2 and 9.9); bench/RESULTS.md, "Fourier
+// bilateral (issue 14)", fourth design.
 #include <cuda_pipeline.h>
 
 #include <algorithm>
@@ -51,8 +54,10 @@ constexpr int kTermsPerThread = 3;      // column kernel: a thread's terms
 constexpr int kColumnThreads = 64;      // column kernel: columns a block
 constexpr int kChunkRows = 12;          // column kernel: rows between checkpoints (shared memory: 21.5 KB a block)
 constexpr int kColumnBlocksPerSM = 10;  // column kernel: 20 warps an SM (at most 96 registers a thread)
-constexpr int kRowThreads = 512;        // row kernel: segments a row
-constexpr int kMaxSegment = 13;         // row kernel: segments up to this long combine each pixel once
+// With alpha (seven lanes a thread) 96 registers spilled 140 bytes: 8 blocks, 128 registers.
+constexpr int column_blocks_per_sm(bool alpha) { return alpha ? 8 : kColumnBlocksPerSM; }
+constexpr int kRowThreads = 512;        // row kernel: segments a row, at most
+constexpr int kMaxSegment = 13;         // row kernel: rows up to 512 x 13 pixels are cut into 13-pixel segments
 constexpr int kBatch = 4;               // recursion steps whose loads are issued together
 constexpr unsigned kAllLanes = 0xffffffffu;
 
@@ -103,12 +108,10 @@ __device__ __forceinline__ void sample_lanes(Sample s, float frequency, float ba
                                              float (&lane)[(Alpha ? 1 : 0) + 2 * Terms]) {
   constexpr int o = Alpha ? 1 : 0;
   if (Alpha) lane[0] = s.a;
-  float c = fourier_term(s.u, frequency, 0.25f), sn = fourier_term(s.u, frequency, 0.0f);
+  float c, sn;
+  fourier_term_pair(s.u, frequency, c, sn);
   float base_c = c, base_s = sn;
-  if (Terms > 1 && !from_term_1) {
-    base_c = fourier_term(s.u, base, 0.25f);
-    base_s = fourier_term(s.u, base, 0.0f);
-  }
+  if (Terms > 1 && !from_term_1) fourier_term_pair(s.u, base, base_c, base_s);
 #pragma unroll
   for (int t = 0; t < Terms; ++t) {
     lane[o + 2 * t] = Alpha ? c * s.a : c;
@@ -130,9 +133,10 @@ __device__ void walk(int from, int to, int dir, Load load, Step step) {
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) step(i + dir * b, loaded[b]);
   }
-#pragma unroll
-  for (int b = 0; b < kBatch; ++b)  // b stays a constant: batch arrays stay in registers
-    if (b < count) step(i + dir * b, load(i + dir * b));
+  // The last few steps one by one, in a loop: the walks are unrolled
+  // enough, and a kernel this long stalls on instruction fetches.
+#pragma unroll 1
+  for (; count > 0; --count, i += dir) step(i, load(i));
 }
 
 // Column pass, recursive: Y's lanes of this thread's terms for the output
@@ -146,7 +150,7 @@ __device__ void walk(int from, int to, int dir, Load load, Step step) {
 // truncated recursion), as the whole column would (up to rounding). More parts, more threads in flight: the kernel has
 // too few otherwise (a thread per column and term group).
 template <int Terms, bool Alpha>
-__global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
+__global__ void __launch_bounds__(kColumnThreads, column_blocks_per_sm(Alpha))
     fourier_columns_kernel(FourierParams p, PassTerms pass, BandView in, int stride, float* Y, float* checkpoints,
                            int chunks, int term_threads, int part_chunks) {
   constexpr int o = Alpha ? 1 : 0, L = o + 2 * Terms;
@@ -162,9 +166,14 @@ __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
   const int rows = in.rows, r = p.radius, reach = in.reach, out_rows = in.out_rows, width = in.width;
   const int first_chunk = part * part_chunks, end_chunk = min(chunks, first_chunk + part_chunks);
   // Which lanes this thread keeps: alpha on the first thread of the first
-  // pass, its terms'; and where they go in Y.
+  // pass, its terms'. Every lane is computed (a branch around each lane's
+  // step cost more than the step where all are kept, as at N = 6); only
+  // the kept ones are written. Y holds the alpha lane, then the terms'
+  // lanes, so a thread's term lanes are consecutive planes.
   auto kept = [&](int l) { return Alpha && l == 0 ? alpha_lane : (l - o) / 2 < count; };
-  auto y_lane = [&](int l) { return Alpha && l == 0 ? 0 : pass.alpha_lanes + 2 * first_term + (l - o); };
+  const size_t plane = size_t(out_rows) * size_t(stride);
+  float* const Y_alpha = Y + size_t(c) * pass.lanes * plane + size_t(x);
+  float* const Y_terms = Y_alpha + size_t(pass.alpha_lanes + 2 * first_term) * plane;
   float* own_checkpoints = checkpoints +
                            (size_t(c) * size_t(term_threads) + size_t(z)) * size_t(chunks) * L * 4 * size_t(width) +
                            size_t(column);
@@ -205,8 +214,7 @@ __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
           float entering[L], leaving[L];
           lanes_of(s, entering, leaving);
 #pragma unroll
-          for (int l = 0; l < L; ++l)
-            if (kept(l)) anti[l].step(p, entering[l], leaving[l]);
+          for (int l = 0; l < L; ++l) anti[l].step(p, entering[l], leaving[l]);
           if (q >= first_chunk && i == boundary(q)) {
 #pragma unroll
             for (int l = 0; l < L; ++l)
@@ -232,14 +240,13 @@ __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
     float leaving[L];
     lanes_of(s, entering, leaving);
 #pragma unroll
-    for (int l = 0; l < L; ++l) y[l] = kept(l) ? causal[l].step(p, entering[l], leaving[l]) : 0.0f;
+    for (int l = 0; l < L; ++l) y[l] = causal[l].step(p, entering[l], leaving[l]);
   };
   if (part_top > low)
     walk(low, part_top - 1, 1, down_pair, [&](int, const Pair& s) {
       float y[L], entering[L];
       causal_step(s, y, entering);
     });
-  const size_t plane = size_t(out_rows) * size_t(stride);
   for (int q = first_chunk; q < end_chunk; ++q) {
     const int start = reach + q * kChunkRows, end = boundary(q);
 #pragma unroll
@@ -260,18 +267,17 @@ __global__ void __launch_bounds__(kColumnThreads, kColumnBlocksPerSM)
           lanes_of(s, entering, leaving);
 #pragma unroll
           for (int l = 0; l < L; ++l)
-            if (kept(l))
-              anticausal[i - start][l][threadIdx.x] = anti[l].step(p, entering[l], leaving[l]) - entering[l] * p.centre;
+            anticausal[i - start][l][threadIdx.x] = anti[l].step(p, entering[l], leaving[l]) - entering[l] * p.centre;
         });
     walk(start, end - 1, 1, down_pair, [&](int i, const Pair& s) {
       float y[L], entering[L];
       causal_step(s, y, entering);
-      const size_t row_at = size_t(i - reach) * size_t(stride) + size_t(x);
+      const size_t row_at = size_t(i - reach) * size_t(stride);
+      if (Alpha && alpha_lane) Y_alpha[row_at] = y[0] + anticausal[i - start][0][threadIdx.x];
+      float* lane_at = Y_terms + row_at;
 #pragma unroll
-      for (int l = 0; l < L; ++l)
-        if (kept(l))
-          Y[(size_t(c) * pass.lanes + size_t(y_lane(l))) * plane + row_at] =
-              y[l] + anticausal[i - start][l][threadIdx.x];
+      for (int l = o; l < L; ++l, lane_at += plane)
+        if (kept(l)) *lane_at = y[l] + anticausal[i - start][l][threadIdx.x];
     });
   }
 }
@@ -315,15 +321,27 @@ __global__ void __launch_bounds__(kColumnThreads)
 }
 
 // The row kernel's cut of a row into segments: thread t < active holds
-// pixels [t segment, t segment + length), the last `last` long; an odd
-// segment keeps a warp's shared-memory reads on distinct banks. power and
-// last_power: z_i^segment and z_i^last per section, for the carries.
+// pixels [t segment, (t + 1) segment); an odd segment keeps a warp's
+// shared-memory reads on distinct banks. The shared rows are padded to
+// active x segment with the row's last value, which continues the
+// clamp-to-edge border, so every segment is whole: the carries need one
+// power, and a segment's correction weights are the same for every thread.
+// power: z_i^segment per section. Segments up to kMaxSegment long keep
+// their outputs in registers and add their start state's share afterwards:
+// causal[i] and anticausal[i] are c_i z_i^(n + 1) for the causal output n
+// steps into the segment and c_i z_i^(segment - n) for the anticausal one.
+struct RowWeights {
+  float re[2], im[2];
+};
 struct RowLayout {
-  int width, stride;  // pixels; floats between rows of Y and of the shared rows (a multiple of 4)
-  int segment, active, last;
+  int width, stride;  // pixels; floats between rows of Y (a multiple of 4)
+  int padded;         // floats between the shared rows: active x segment, rounded up to 4
+  int segment, active;
+  int threads;        // the block: active rounded up to whole warps
   int buffers;       // groups' lane buffers in shared memory: 2 loads the next group during this one
   bool shared_sums;  // D, E, A in shared memory (else in the partial sums' rows)
-  float power_re[2], power_im[2], last_re[2], last_im[2];
+  float power_re[2], power_im[2];
+  RowWeights causal[kMaxSegment], anticausal[kMaxSegment];
 };
 
 // A group of the row kernel: one term's cos and sin lanes, or alpha alone.
@@ -335,21 +353,26 @@ struct GroupConstants {
 // The segment's scan (section sec of a lane, one direction) for the warp
 // running it: the segments' own states in `states` become their true
 // starts. Lanes of the warp take runs of segments in the order the
-// direction visits them; runs are joined by shuffles (fourier_carry: the
-// recursion is linear). `outside`: the state before the first segment.
+// direction visits them (at most kRunLength each: a row has at most
+// kRowThreads segments), loaded first so that the carries' chain waits on
+// no load; runs are joined by shuffles (fourier_carry: the recursion is
+// linear). `outside`: the state before the first segment.
+constexpr int kRunLength = kRowThreads / 32;
 __device__ void scan_segments(const RowLayout& g, int dir, int sec, FourierSection<float> outside, float2* states) {
   const int lane = int(threadIdx.x) % 32, run = (g.active + 31) / 32;
   auto segment_of = [&](int position) { return dir == 0 ? position : g.active - 1 - position; };
-  const float full_re = g.power_re[sec], full_im = g.power_im[sec], last_re = g.last_re[sec], last_im = g.last_im[sec];
-  const int from = min(lane * run, g.active), to = min(from + run, g.active);
+  const float step_re = g.power_re[sec], step_im = g.power_im[sec];
+  const int from = min(lane * run, g.active), count = min(from + run, g.active) - from;
+  float2 own[kRunLength];
+#pragma unroll
+  for (int i = 0; i < kRunLength; ++i) own[i] = i < count ? states[segment_of(from + i)] : make_float2(0.0f, 0.0f);
   FourierSection<float> sum{0.0f, 0.0f}, power{1.0f, 0.0f};  // this lane's run: state = sum + power * start
-  for (int position = from; position < to; ++position) {
-    const int s = segment_of(position);
-    const bool last = s == g.active - 1;
-    const float step_re = last ? last_re : full_re, step_im = last ? last_im : full_im;
-    sum = fourier_carry(FourierSection<float>{states[s].x, states[s].y}, sum, step_re, step_im);
-    power = fourier_carry(FourierSection<float>{0.0f, 0.0f}, power, step_re, step_im);
-  }
+#pragma unroll
+  for (int i = 0; i < kRunLength; ++i)
+    if (i < count) {
+      sum = fourier_carry(FourierSection<float>{own[i].x, own[i].y}, sum, step_re, step_im);
+      power = fourier_carry(FourierSection<float>{0.0f, 0.0f}, power, step_re, step_im);
+    }
   for (int offset = 1; offset < 32; offset <<= 1) {
     const FourierSection<float> before_sum{__shfl_up_sync(kAllLanes, sum.re, offset),
                                            __shfl_up_sync(kAllLanes, sum.im, offset)};
@@ -367,13 +390,12 @@ __device__ void scan_segments(const RowLayout& g, int dir, int sec, FourierSecti
     start_power = {1.0f, 0.0f};
   }
   FourierSection<float> state = fourier_carry(start_sum, outside, start_power.re, start_power.im);
-  for (int position = from; position < to; ++position) {
-    const int s = segment_of(position);
-    const bool last = s == g.active - 1;
-    const FourierSection<float> own{states[s].x, states[s].y};
-    states[s] = make_float2(state.re, state.im);
-    state = fourier_carry(own, state, last ? last_re : full_re, last ? last_im : full_im);
-  }
+#pragma unroll
+  for (int i = 0; i < kRunLength; ++i)
+    if (i < count) {
+      states[segment_of(from + i)] = make_float2(state.re, state.im);
+      state = fourier_carry(FourierSection<float>{own[i].x, own[i].y}, state, step_re, step_im);
+    }
 }
 
 // The pixel's D, E and A shares of a group's blurred lanes y (Lanes 1:
@@ -385,26 +407,32 @@ __device__ __forceinline__ void combine(const GroupConstants& k, float a0, float
     d += a0 * y[0];
     a += y[0];
   } else {
-    const float cs = fourier_term(u, k.frequency, 0.25f), sn = fourier_term(u, k.frequency, 0.0f);
+    float cs, sn;
+    fourier_term_pair(u, k.frequency, cs, sn);
     d += k.cosine * (cs * y[0] + sn * y[1]);
     e += k.sine * (cs * y[1] - sn * y[0]);
   }
 }
 
-// The group's lanes x (Lanes rows of the shared stride) blurred along the
-// row over this thread's segment and combined into D, E, A: recursive
-// (segments from a zero state, the scan, segments again from their true
-// starts) or by the window's taps.
+// The group's lanes x (Lanes rows of the padded shared stride) blurred
+// along the row over this thread's segment and combined into D, E, A:
+// recursive (segments from a zero state, the scan of their end states,
+// then each segment's start state added) or by the window's taps.
 template <bool Recursive, int Lanes>
 __device__ __forceinline__ void filter_group(const FourierParams& p, const Taps& taps, const RowLayout& g,
                                              const GroupConstants& k, float a0, const float* x, const float* u,
                                              float* D, float* E, float* A, float2* carries) {
-  const int t = int(threadIdx.x), width = g.width, stride = g.stride, r = p.radius;
-  const int first = t * g.segment, end = min(first + g.segment, width);
+  const int t = int(threadIdx.x), width = g.width, stride = g.padded, r = p.radius;
+  const int first = t * g.segment, end = first + g.segment;  // end may pass width: the padding
   const bool active = t < g.active;
+  auto add = [&](int n, const float(&y)[2]) {
+    float a = 0.0f;
+    combine<Lanes>(k, a0, u[n], y, D[n], E[n], a);
+    if (Lanes == 1) A[n] += a;
+  };
   if (!Recursive) {
     if (!active) return;
-    for (int n = first; n < end; ++n) {
+    for (int n = first; n < min(end, width); ++n) {
       float y[2] = {0.0f, 0.0f};
 #pragma unroll
       for (int l = 0; l < Lanes; ++l) {
@@ -415,54 +443,12 @@ __device__ __forceinline__ void filter_group(const FourierParams& p, const Taps&
           sum += (lane[max(n - m, 0)] + lane[min(n + m, width - 1)]) * taps.tap[m];
         y[l] = sum;
       }
-      float a = 0.0f;
-      combine<Lanes>(k, a0, u[n], y, D[n], E[n], a);
-      if (Lanes == 1) A[n] += a;
+      add(n, y);
     }
     return;
   }
   auto chain = [&](int l, int dir, int sec) { return carries + ((l * 2 + dir) * 2 + sec) * g.active; };
   FourierRecursion<float> causal[Lanes], anti[Lanes];
-  // 1. Each segment from a zero state: its own end states.
-  if (active) {
-#pragma unroll
-    for (int l = 0; l < Lanes; ++l) {
-      causal[l].clear();
-      anti[l].clear();
-    }
-    for (int n = first; n < end; ++n)
-#pragma unroll
-      for (int l = 0; l < Lanes; ++l) causal[l].step(p, x[l * stride + n], x[l * stride + max(n - r - 1, 0)]);
-    for (int n = end - 1; n >= first; --n)
-#pragma unroll
-      for (int l = 0; l < Lanes; ++l) anti[l].step(p, x[l * stride + n], x[l * stride + min(n + r + 1, width - 1)]);
-#pragma unroll
-    for (int l = 0; l < Lanes; ++l)
-#pragma unroll
-      for (int sec = 0; sec < 2; ++sec) {
-        chain(l, 0, sec)[t] = make_float2(causal[l].section[sec].re, causal[l].section[sec].im);
-        chain(l, 1, sec)[t] = make_float2(anti[l].section[sec].re, anti[l].section[sec].im);
-      }
-  }
-  __syncthreads();
-  // 2. The segments' true starts: a warp a chain (lane, direction, section).
-  for (int ch = t / 32; ch < Lanes * 4; ch += kRowThreads / 32) {
-    const int l = ch / 4, dir = (ch / 2) % 2, sec = ch % 2;
-    const float edge = x[l * stride + (dir == 0 ? 0 : width - 1)];  // a constant run before the first segment
-    scan_segments(g, dir, sec, FourierSection<float>{edge * p.steady_re[sec], edge * p.steady_im[sec]},
-                  carries + ch * g.active);
-  }
-  __syncthreads();
-  if (!active) return;
-    // 3. Each segment again from its true start, combined as it goes.
-#pragma unroll
-  for (int l = 0; l < Lanes; ++l)
-#pragma unroll
-    for (int sec = 0; sec < 2; ++sec) {
-      const float2 before = chain(l, 0, sec)[t], after = chain(l, 1, sec)[t];
-      causal[l].section[sec] = {before.x, before.y};
-      anti[l].section[sec] = {after.x, after.y};
-    }
   auto anticausal_at = [&](int n, int l) {
     const float v = x[l * stride + n];
     return anti[l].step(p, v, x[l * stride + min(n + r + 1, width - 1)]) - v * p.centre;
@@ -470,52 +456,122 @@ __device__ __forceinline__ void filter_group(const FourierParams& p, const Taps&
   auto causal_at = [&](int n, int l) {
     return causal[l].step(p, x[l * stride + n], x[l * stride + max(n - r - 1, 0)]);
   };
-  auto add = [&](int n, const float(&y)[2]) {
-    float a = 0.0f;
-    combine<Lanes>(k, a0, u[n], y, D[n], E[n], a);
-    if (Lanes == 1) A[n] += a;
-  };
-  if (end - first <= kMaxSegment) {
-    // Short segments (rows up to kRowThreads x kMaxSegment): the
-    // anticausal halves wait in registers, so each pixel's term values are
-    // computed once.
-    float held[kMaxSegment][Lanes];
+  auto save_states = [&] {
 #pragma unroll
-    for (int i = kMaxSegment - 1; i >= 0; --i)
-      if (first + i < end)
+    for (int l = 0; l < Lanes; ++l)
+#pragma unroll
+      for (int sec = 0; sec < 2; ++sec) {
+        chain(l, 0, sec)[t] = make_float2(causal[l].section[sec].re, causal[l].section[sec].im);
+        chain(l, 1, sec)[t] = make_float2(anti[l].section[sec].re, anti[l].section[sec].im);
+      }
+  };
+  auto load_starts = [&] {
+#pragma unroll
+    for (int l = 0; l < Lanes; ++l)
+#pragma unroll
+      for (int sec = 0; sec < 2; ++sec) {
+        const float2 before = chain(l, 0, sec)[t], after = chain(l, 1, sec)[t];
+        causal[l].section[sec] = {before.x, before.y};
+        anti[l].section[sec] = {after.x, after.y};
+      }
+  };
+  auto scan = [&] {
+    __syncthreads();
+    // A warp a chain (lane, direction, section).
+    for (int ch = t / 32; ch < Lanes * 4; ch += int(blockDim.x) / 32) {
+      const int l = ch / 4, dir = (ch / 2) % 2, sec = ch % 2;
+      const float edge = x[l * stride + (dir == 0 ? 0 : width - 1)];  // a constant run before the first segment
+      scan_segments(g, dir, sec, FourierSection<float>{edge * p.steady_re[sec], edge * p.steady_im[sec]},
+                    carries + ch * g.active);
+    }
+    __syncthreads();
+  };
+#pragma unroll
+  for (int l = 0; l < Lanes; ++l) {
+    causal[l].clear();
+    anti[l].clear();
+  }
+  if (g.segment == kMaxSegment) {
+    // 1. The segment's outputs from a zero state, held in registers (both
+    // directions summed), and its own end states.
+    float held[kMaxSegment][Lanes];
+    if (active) {
+#pragma unroll
+      for (int i = kMaxSegment - 1; i >= 0; --i)
 #pragma unroll
         for (int l = 0; l < Lanes; ++l) held[i][l] = anticausal_at(first + i, l);
 #pragma unroll
+      for (int i = 0; i < kMaxSegment; ++i)
+#pragma unroll
+        for (int l = 0; l < Lanes; ++l) held[i][l] += causal_at(first + i, l);
+      save_states();
+    }
+    // 2. The true start states.
+    scan();
+    if (!active) return;
+    // 3. The recursion is linear: a start state S adds Re(c z^n S) to the
+    // output n steps on, so each pixel takes its share once, and its term
+    // values are computed once.
+    load_starts();
+#pragma unroll
     for (int i = 0; i < kMaxSegment; ++i)
-      if (first + i < end) {
+      if (first + i < width) {
         float y[2] = {0.0f, 0.0f};
 #pragma unroll
-        for (int l = 0; l < Lanes; ++l) y[l] = held[i][l] + causal_at(first + i, l);
+        for (int l = 0; l < Lanes; ++l) {
+          float sum = held[i][l];
+#pragma unroll
+          for (int sec = 0; sec < 2; ++sec) {
+            const RowWeights &w = g.causal[i], &v = g.anticausal[i];
+            sum += w.re[sec] * causal[l].section[sec].re - w.im[sec] * causal[l].section[sec].im;
+            sum += v.re[sec] * anti[l].section[sec].re - v.im[sec] * anti[l].section[sec].im;
+          }
+          y[l] = sum;
+        }
         add(first + i, y);
       }
     return;
   }
+  // Long segments (rows over kRowThreads x kMaxSegment): the end states from
+  // a zero state, the scan, then each segment again from its true start.
+  if (active) {
+    for (int n = first; n < end; ++n)
+#pragma unroll
+      for (int l = 0; l < Lanes; ++l) causal[l].step(p, x[l * stride + n], x[l * stride + max(n - r - 1, 0)]);
+    for (int n = end - 1; n >= first; --n)
+#pragma unroll
+      for (int l = 0; l < Lanes; ++l) anti[l].step(p, x[l * stride + n], x[l * stride + min(n + r + 1, width - 1)]);
+    save_states();
+  }
+  scan();
+  if (!active) return;
+  load_starts();
   for (int n = end - 1; n >= first; --n) {
     float y[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int l = 0; l < Lanes; ++l) y[l] = anticausal_at(n, l);
-    add(n, y);
+    if (n < width) add(n, y);
   }
   for (int n = first; n < end; ++n) {
     float y[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int l = 0; l < Lanes; ++l) y[l] = causal_at(n, l);
-    add(n, y);
+    if (n < width) add(n, y);
   }
 }
 
 // Copies `lanes` rows of Y (the group's lanes of output row j) into shared
-// memory asynchronously, 16 bytes a copy, every thread a share.
-__device__ void load_group(const float* from, size_t plane, int lanes, int stride, float* to) {
-  const int quads = stride / 4;
-  for (int l = 0; l < lanes; ++l)
-    for (int i = int(threadIdx.x); i < quads; i += kRowThreads)
-      __pipeline_memcpy_async(to + l * stride + 4 * i, from + size_t(l) * plane + 4 * size_t(i), 16);
+// rows of the padded stride, asynchronously: the whole quads 16 bytes a
+// copy, the rest up to the padding's end 4 bytes a copy, past the row's end
+// its last value; every thread a share.
+__device__ void load_group(const float* from, size_t plane, int lanes, const RowLayout& g, float* to) {
+  const int quads = g.width / 4;
+  for (int l = 0; l < lanes; ++l) {
+    for (int i = int(threadIdx.x); i < quads; i += int(blockDim.x))
+      __pipeline_memcpy_async(to + l * g.padded + 4 * i, from + size_t(l) * plane + 4 * size_t(i), 16);
+    for (int i = 4 * quads + int(threadIdx.x); i < g.padded; i += int(blockDim.x))
+      __pipeline_memcpy_async(to + l * g.padded + i, from + size_t(l) * plane + size_t(min(i, g.width - 1)), 4);
+  }
   __pipeline_commit();
 }
 
@@ -533,7 +589,7 @@ __global__ void __launch_bounds__(kRowThreads, 1)
   const bool alpha = p.has_alpha;
   const size_t plane = size_t(in.out_rows) * size_t(stride);
   float* buffers = shared;  // one or two groups' lanes
-  float* U = buffers + 2 * g.buffers * stride;
+  float* U = buffers + 2 * g.buffers * g.padded;
   float2* carries = reinterpret_cast<float2*>(U + stride);
   float* partial_row = partial ? partial + size_t(c) * 3 * plane + size_t(j) * size_t(stride) : nullptr;
   float *D, *E, *A;
@@ -552,10 +608,10 @@ __global__ void __launch_bounds__(kRowThreads, 1)
   auto group_lane0 = [&](int group) {
     return group < pass.alpha_lanes ? 0 : pass.alpha_lanes + 2 * (group - pass.alpha_lanes);
   };
-  load_group(Y_row + size_t(group_lane0(0)) * plane, plane, group_lanes(0), stride, buffers);
+  load_group(Y_row + size_t(group_lane0(0)) * plane, plane, group_lanes(0), g, buffers);
 
   const float* u_row = in.channel(c) + size_t(j + in.reach) * size_t(width);
-  for (int x = t; x < width; x += kRowThreads) {
+  for (int x = t; x < width; x += int(blockDim.x)) {
     U[x] = u_row[x];
     const float d = pass.first_pass ? (alpha ? 0.0f : pass.a0[c]) : partial_row[x];
     const float e = pass.first_pass ? 0.0f : partial_row[plane + x];
@@ -568,8 +624,8 @@ __global__ void __launch_bounds__(kRowThreads, 1)
   for (int group = 0; group < groups; ++group) {
     const bool next = group + 1 < groups;
     auto load_next = [&] {
-      load_group(Y_row + size_t(group_lane0(group + 1)) * plane, plane, group_lanes(group + 1), stride,
-                 buffers + (prefetch ? ((group + 1) % 2) * 2 * stride : 0));
+      load_group(Y_row + size_t(group_lane0(group + 1)) * plane, plane, group_lanes(group + 1), g,
+                 buffers + (prefetch ? ((group + 1) % 2) * 2 * g.padded : 0));
     };
     if (next && prefetch) load_next();
     if (next && prefetch)
@@ -577,7 +633,7 @@ __global__ void __launch_bounds__(kRowThreads, 1)
     else
       __pipeline_wait_prior(0);
     __syncthreads();
-    const float* x = buffers + (prefetch ? (group % 2) * 2 * stride : 0);
+    const float* x = buffers + (prefetch ? (group % 2) * 2 * g.padded : 0);
     if (group < pass.alpha_lanes) {
       filter_group<Recursive, 1>(p, taps, g, GroupConstants{}, a0, x, U, D, E, A, carries);
     } else {
@@ -588,7 +644,7 @@ __global__ void __launch_bounds__(kRowThreads, 1)
     __syncthreads();  // the buffer is loaded again one or two groups on
     if (next && !prefetch) load_next();
   }
-  for (int x = t; x < width; x += kRowThreads) {
+  for (int x = t; x < width; x += int(blockDim.x)) {
     const float a = alpha ? A[x] : 1.0f;
     if (pass.last_pass) {
       out.plane(c)[size_t(j) * out.row_stride + size_t(x)] =
@@ -655,21 +711,30 @@ RowLayout row_layout(const FourierParams& p, int width, size_t& shared_bytes) {
   RowLayout g{};
   g.width = width;
   g.stride = (width + 3) / 4 * 4;
-  g.segment = ceil_div(width, kRowThreads) | 1;
+  // Rows up to kRowThreads x kMaxSegment pixels: segments of kMaxSegment,
+  // as many threads as they need (the held path); wider rows: kRowThreads
+  // longer segments, odd for the banks (the long path).
+  g.segment = width <= kRowThreads * kMaxSegment ? kMaxSegment : ceil_div(width, kRowThreads) | 1;
   g.active = ceil_div(width, g.segment);
-  g.last = width - (g.active - 1) * g.segment;
+  g.threads = ceil_div(g.active, 32) * 32;
+  g.padded = (g.active * g.segment + 3) / 4 * 4;
   for (int sec = 0; sec < 2 && p.recursive; ++sec) {
-    const std::complex<double> z(p.pole_re[sec], p.pole_im[sec]);
-    const std::complex<double> full = std::pow(z, g.segment), last = std::pow(z, g.last);
+    const std::complex<double> z(p.pole_re[sec], p.pole_im[sec]), c(p.residue_re[sec], p.residue_im[sec]);
+    const std::complex<double> full = std::pow(z, g.segment);
     g.power_re[sec] = float(full.real());
     g.power_im[sec] = float(full.imag());
-    g.last_re[sec] = float(last.real());
-    g.last_im[sec] = float(last.imag());
+    for (int i = 0; i < kMaxSegment && i < g.segment; ++i) {
+      const std::complex<double> causal = c * std::pow(z, i + 1), anticausal = c * std::pow(z, g.segment - i);
+      g.causal[i].re[sec] = float(causal.real());
+      g.causal[i].im[sec] = float(causal.imag());
+      g.anticausal[i].re[sec] = float(anticausal.real());
+      g.anticausal[i].im[sec] = float(anticausal.imag());
+    }
   }
   const size_t limit = size_t(shared_memory_limit()) / sizeof(float), stride = size_t(g.stride);
   const size_t carries = p.recursive ? 16 * size_t(g.active) : 0, sums = 3 * stride;
   auto floats = [&](int buffers, bool with_sums) {
-    return 2 * size_t(buffers) * stride + stride + carries + (with_sums ? sums : 0);
+    return 2 * size_t(buffers) * size_t(g.padded) + stride + carries + (with_sums ? sums : 0);
   };
   shared_bytes = 0;
   for (int buffers = 2; buffers >= 1 && !shared_bytes; --buffers)
@@ -739,7 +804,8 @@ class FourierDeviceKernel : public DeviceBandKernel {
         // warm-up cost at most a quarter.
         const int term_threads = ceil_div(terms.count, kTermsPerThread);
         const int threads = ceil_div(width, kColumnThreads) * kColumnThreads * colours * term_threads;
-        const int wanted = std::max(1, multiprocessors() * kColumnBlocksPerSM * kColumnThreads / threads);
+        const int wanted =
+            std::max(1, multiprocessors() * column_blocks_per_sm(p.has_alpha) * kColumnThreads / threads);
         const int part_chunks = std::max(ceil_div(chunks, wanted), ceil_div(4 * (p.radius + 1), kChunkRows));
         const int parts = ceil_div(chunks, part_chunks);
         const dim3 grid(unsigned(ceil_div(width, kColumnThreads)), unsigned(colours), unsigned(term_threads * parts));
@@ -750,7 +816,8 @@ class FourierDeviceKernel : public DeviceBandKernel {
       }
       check(cudaGetLastError(), "launching the fourier column pass");
       const dim3 row_grid{unsigned(out_rows), unsigned(colours)};
-      row_kernel<<<row_grid, kRowThreads, shared_bytes, stream>>>(p, taps_, terms, layout, view, Y, partial, output);
+      row_kernel<<<row_grid, layout.threads, shared_bytes, stream>>>(p, taps_, terms, layout, view, Y, partial,
+                                                                     output);
       check(cudaGetLastError(), "launching the fourier row pass");
     }
     if (p.lab) {

@@ -3,14 +3,24 @@
 # GIMP/GTK needed): build, GPU tests, compute-sanitizer, benchmark.
 # Logs go to $OUT when set (the device tool), else to build-gpu/logs.
 #
-# EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid).
+# EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid;
+# also fourier-tests: test_cuda_fourier alone, fourier-profile: ncu on the
+# Fourier kernels at sigma-s 2 and 16).
+# EDGEWISE_GPU_TARGETS builds only those targets (default: everything).
 # EDGEWISE_GPU_BASELINE=DIR (a source tree of an earlier version) adds the
 # step "compare": that tree's bench_cuda and this one's, alternately, three
-# times each, so a change is measured against what it replaces in one run.
+# times each, so a change is measured against what it replaces in one run;
+# EDGEWISE_COMPARE_BENCH names another bench and its arguments
+# (e.g. "bench_fourier_cuda --kernel").
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-LOGS=${OUT:-build-gpu/logs}
+# The device tool brings back at most 8 files: logs go to $OUT/logs and
+# leave as one archive (logs.tgz) at the end.
+LOGS=${OUT:+$OUT/logs}
+LOGS=${LOGS:-build-gpu/logs}
 mkdir -p "$LOGS"
+pack_logs() { [[ -n ${OUT:-} ]] && tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$OUT/logs"; }
+trap pack_logs EXIT
 status=0
 step() { echo "== $*"; }
 
@@ -19,25 +29,51 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 
 steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid}
 baseline=${EDGEWISE_GPU_BASELINE:-}
+compare=(${EDGEWISE_COMPARE_BENCH:-bench_cuda})
+has_step() { [[ ",$steps," == *",$1,"* ]]; }
+targets=()
+[[ -n ${EDGEWISE_GPU_TARGETS:-} ]] && targets=(--target ${EDGEWISE_GPU_TARGETS})
 
 step "build"
 if [[ -n $baseline ]]; then  # in the background, beside this tree's build
   (cmake -S "$baseline" -B build-baseline -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_CUDA=ON \
      -DEDGEWISE_BUILD_TESTS=OFF > "$LOGS/baseline-build.log" 2>&1 &&
-   cmake --build build-baseline -j 8 --target bench_cuda >> "$LOGS/baseline-build.log" 2>&1) &
+   cmake --build build-baseline -j 8 --target "${compare[0]}" >> "$LOGS/baseline-build.log" 2>&1) &
   baseline_build=$!
 fi
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_CUDA=ON -DEDGEWISE_WERROR=ON \
   > "$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" > "$LOGS/build.log" 2>&1 || { grep -E "error|Error" "$LOGS/build.log" | head -40; exit 1; }
+cmake --build build-gpu -j "$(nproc)" "${targets[@]}" > "$LOGS/build.log" 2>&1 || { grep -E "error|Error" "$LOGS/build.log" | head -40; exit 1; }
 
-if [[ $steps == *tests* ]]; then
+if has_step tests; then
   step "tests (GPU suite and the whole CPU suite on this machine)"
   ctest --test-dir build-gpu --output-on-failure -j 8 --timeout 900 > "$LOGS/ctest.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|Failed|\*\*\*|SKIPPED|Total Test" "$LOGS/ctest.log" | tail -25
 fi
 
-if [[ $steps == *sanitizer* ]]; then
+if has_step fourier-tests; then
+  step "test_cuda_fourier"
+  build-gpu/tests/gpu/test_cuda_fourier > "$LOGS/test-fourier.log" 2>&1 || status=1
+  grep -E "^\[  (PASSED|FAILED|  SKIPPED|       OK) |Expected|Which is|max_abs|seed" "$LOGS/test-fourier.log" | head -40
+fi
+
+if has_step fourier-profile; then
+  for sigma in 2 16; do
+    step "profile: Fourier kernels at sigma-s $sigma (ncu)"
+    ncu --kernel-name regex:fourier --launch-skip 6 --launch-count 3 \
+      --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+      --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second \
+      build-gpu/bench/bench_fourier_cuda --kernel "$sigma" > "$LOGS/ncu-fourier-$sigma.txt" 2>&1 || status=1
+    grep -E "fourier_|Duration|Compute \(SM\)|Memory Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|inst_executed|Stall" \
+      "$LOGS/ncu-fourier-$sigma.txt" | head -60
+  done
+  # Per SASS instruction (executed counts and stall samples), for reading offline.
+  ncu --kernel-name regex:"fourier_(rows|columns)" --launch-skip 4 --launch-count 2 --set full \
+    --page source --print-source sass --csv build-gpu/bench/bench_fourier_cuda --kernel 16 \
+    > "$LOGS/ncu-fourier-sass.csv" 2>&1 || status=1
+fi
+
+if has_step sanitizer; then
   for tool in memcheck racecheck; do
     step "compute-sanitizer $tool"
     compute-sanitizer --tool "$tool" --error-exitcode 9 \
@@ -64,7 +100,7 @@ if [[ $steps == *sanitizer* ]]; then
   done
 fi
 
-if [[ $steps == *profile* ]]; then
+if has_step profile; then
   step "profile: rgb r=7 filter kernel (ncu)"
   EDGEWISE_BENCH_ONLY=rgb:7 ncu --kernel-name regex:tiled --launch-skip 2 --launch-count 1 \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
@@ -73,40 +109,40 @@ if [[ $steps == *profile* ]]; then
   grep -E "SM Frequency|Duration|Compute \(SM\)|Issue Slots|Issued Ipc|Eligible|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|Pipe|Registers|per_second|inst_executed" "$LOGS/ncu-rgb7.txt" | head -30
 fi
 
-if [[ $steps == *bench* ]]; then
+if has_step bench; then
   step "benchmark"
   build-gpu/bench/bench_cuda 2>&1 | tee "$LOGS/bench.txt" || status=1
 fi
 
-if [[ $steps == *nlm* ]]; then
+if has_step nlm; then
   step "benchmark: non-local means"
   build-gpu/bench/bench_nlm_cuda 2>&1 | tee "$LOGS/bench-nlm.txt" || status=1
 fi
 
-if [[ $steps == *fourier* ]]; then
+if has_step fourier; then
   step "benchmark: Fourier bilateral"
   build-gpu/bench/bench_fourier_cuda 2>&1 | tee "$LOGS/bench-fourier.txt" || status=1
 fi
 
-if [[ $steps == *pyramid* ]]; then
+if has_step pyramid; then
   step "benchmark: multiresolution bilateral"
   build-gpu/bench/bench_pyramid_cuda 2>&1 | tee "$LOGS/bench-pyramid.txt" || status=1
 fi
 
 if [[ -n $baseline ]]; then
-  step "compare: bench_cuda of $baseline (before) and of this tree (after), alternately"
+  step "compare: ${compare[*]} of $baseline (before) and of this tree (after), alternately"
   wait "$baseline_build" || { tail -20 "$LOGS/baseline-build.log"; exit 1; }
   for round in $(seq 1 "${EDGEWISE_COMPARE_ROUNDS:-3}"); do
     for side in before after; do
-      binary=build-gpu/bench/bench_cuda
-      [[ $side == before ]] && binary=build-baseline/bench/bench_cuda
+      binary=build-gpu/bench/${compare[0]}
+      [[ $side == before ]] && binary=build-baseline/bench/${compare[0]}
       echo "-- $side, round $round"
-      "$binary" 2>&1 | tee -a "$LOGS/compare-$side.txt" | grep -E "^(per-channel|rgb|lab) |end to end" || status=1
+      "$binary" "${compare[@]:1}" 2>&1 | tee -a "$LOGS/compare-$side.txt" | grep -E "^(per-channel|rgb|lab) |end to end|^\| [0-9]" || status=1
     done
   done
 fi
 
-if [[ $steps == *preview* ]]; then
+if has_step preview; then
   step "preview latency (the dialog's path, bench_preview)"
   build-gpu/bench/bench_preview 2>&1 | tee "$LOGS/bench-preview.txt" || status=1
 fi
