@@ -41,6 +41,18 @@ EW_HD float ew_exp2(float x) {
 #endif
 }
 
+// log2 for per-sample (not per-tap) work: the hardware's lg2.approx on the
+// GPU (absolute error about 2^-22 on (0, 1]), log2f elsewhere; -inf at 0.
+EW_HD float ew_log2(float x) {
+#if defined(__CUDA_ARCH__)
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return log2f(x);
+#endif
+}
+
 #if !defined(__CUDACC__) && defined(EW_LANE_WIDTH)
 inline float_lanes<EW_LANE_WIDTH> ew_exp2(float_lanes<EW_LANE_WIDTH> x) { return exp2_poly(x); }
 #endif

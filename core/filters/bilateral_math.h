@@ -129,6 +129,57 @@ struct BilateralSum {
   EW_HD T result(int ch, float inverse_scale) const { return sum[ch] / group_weight(ch) * inverse_scale; }
 };
 
+// The joint Gaussian tap in expanded form, for the GPU's tiled kernel, where
+// a tap's instructions are what limits the speed. With the scaled samples
+// centred on a reference z (n' = n - z, c' = c - z), the exponent of
+// plain_weight plus log2(alpha) is
+//   spatial - |n' - c'|^2 + log2(alpha) = spatial + b + 2 c'.n' - |c'|^2,
+//   b = log2(alpha) - |n'|^2,
+// with b computed once per staged neighbour and 2 c' and |c'|^2 once per
+// output: one addition and three FMAs a tap, where the direct form takes
+// three subtractions, three FMAs and alpha's product. |c'|^2 is the same
+// for every tap of a pixel and cancels in the weighted mean, so only its
+// excess over kExpandedOffsetLimit is subtracted (the offset, usually 0):
+// weights are then 2^min(|c'|^2, limit) times the true ones, at most 2^96,
+// and every sum stays below 2^112 (at most 2^13 taps, centred samples near
+// the pixel's). The rounding is that of the chain's largest term, about
+// |c'|^2 + |n'|^2: within 1e-5 of the direct form's exponent where the
+// offset is 0. z is one value for the whole image (expanded_reference), so
+// a pixel's result does not depend on the tile or band it is computed in.
+constexpr float kExpandedOffsetLimit = 96.0f;
+
+// z: the middle of the working range (grey 0.5, or L* 50 and a* = b* = 0), scaled.
+EW_HD void expanded_reference(const BilateralParams& p, float* z) {
+  z[0] = (p.lab ? 50.0f : 0.5f) * p.scale;
+  z[1] = z[2] = p.lab ? 0.0f : 0.5f * p.scale;
+}
+
+struct ExpandedCentre {
+  float twice[3];  // 2 c'
+
+  ExpandedCentre() = default;
+  EW_HD explicit ExpandedCentre(const float* centred) {
+    for (int ch = 0; ch < 3; ++ch) twice[ch] = 2.0f * centred[ch];
+  }
+  // |c'|^2, recomputed where needed rather than held through the walk.
+  EW_HD float norm2() const { return 0.25f * (twice[0] * twice[0] + twice[1] * twice[1] + twice[2] * twice[2]); }
+  EW_HD float offset() const { return ew_max(norm2() - kExpandedOffsetLimit, 0.0f); }
+};
+
+// b for a staged neighbour; log2(0) = -inf gives a transparent one no weight.
+template <bool Alpha>
+EW_HD float expanded_bias(const float* centred, float alpha) {
+  float b = -(centred[0] * centred[0] + centred[1] * centred[1] + centred[2] * centred[2]);
+  if constexpr (Alpha) b += ew_log2(alpha);
+  return b;
+}
+
+// The tap's exponent less `offset` (0, or the centre's |c'|^2): spatial_less
+// is spatial - offset.
+EW_HD float expanded_exponent(float spatial_less, float bias, const ExpandedCentre& c, const float* n) {
+  return c.twice[2] * n[2] + (c.twice[1] * n[1] + (c.twice[0] * n[0] + (spatial_less + bias)));
+}
+
 // The adaptive filter's first walk: per group, sum w q and sum w with the
 // user's weights.
 template <class T, RangeKernel K, int C, bool Joint, bool Alpha>

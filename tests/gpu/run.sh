@@ -5,7 +5,7 @@
 #
 # EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid;
 # also fourier-tests: test_cuda_fourier alone, fourier-profile: ncu on the
-# Fourier kernels at sigma-s 2 and 16).
+# Fourier kernels at sigma-s 2 and 16, sass: see below).
 # EDGEWISE_GPU_TARGETS builds only those targets (default: everything).
 # EDGEWISE_GPU_BASELINE=DIR (a source tree of an earlier version) adds the
 # step "compare": that tree's bench_cuda and this one's, alternately, three
@@ -67,10 +67,17 @@ if has_step fourier-profile; then
     grep -E "fourier_|Duration|Compute \(SM\)|Memory Throughput|Achieved Occupancy|Registers Per|Warp Cycles Per Issued|inst_executed|Stall" \
       "$LOGS/ncu-fourier-$sigma.txt" | head -60
   done
-  # Per SASS instruction (executed counts and stall samples), for reading offline.
-  ncu --kernel-name regex:"fourier_(rows|columns)" --launch-skip 4 --launch-count 2 --set full \
-    --page source --print-source sass --csv build-gpu/bench/bench_fourier_cuda --kernel 16 \
-    > "$LOGS/ncu-fourier-sass.csv" 2>&1 || status=1
+fi
+
+# Per SASS instruction (executed counts and stall samples, CSV), for reading
+# offline: EDGEWISE_SASS="KERNEL_REGEX SKIP COUNT BENCH [ARGS...]"; the
+# default is the Fourier kernels at sigma-s 16.
+if has_step sass; then
+  read -r -a sass <<< "${EDGEWISE_SASS:-fourier_(rows|columns) 4 2 bench_fourier_cuda --kernel 16}"
+  step "profile per SASS instruction: ${sass[*]}"
+  ncu --kernel-name regex:"${sass[0]}" --launch-skip "${sass[1]}" --launch-count "${sass[2]}" --set full \
+    --page source --print-source sass --csv "build-gpu/bench/${sass[3]}" "${sass[@]:4}" \
+    > "$LOGS/ncu-sass.csv" 2>&1 || status=1
 fi
 
 if has_step sanitizer; then

@@ -42,6 +42,28 @@ TEST(CudaBackend, MatchesReferenceEveryModeKernelRadius) {
       }
 }
 
+// The joint Gaussian's tiles take the expanded form where every output of
+// the tile lies near its middle sample in sigma-r units, the direct form
+// elsewhere (cuda/bilateral.cu, bilateral_math.h's expanded_exponent):
+// low-contrast noise (expanded tiles) beside full-range noise (direct
+// ones), with and without alpha, sigma-r from small to large.
+TEST(CudaBackend, ExpandedAndDirectTilesMatchReference) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  for (int channels : {3, 4}) {
+    FloatImage image = random_image(rng, {97, 141, channels});
+    for (int y = 0; y < 100; ++y)  // the top 100 rows: within +-0.03 of grey
+      for (int x = 0; x < 97; ++x)
+        for (int c = 0; c < 3; ++c) image.at(x, y, c) = 0.5f + 0.06f * (image.at(x, y, c) - 0.5f);
+    for (ColorMode mode : {ColorMode::rgb, ColorMode::lab})
+      for (float sigma_r : {3.0f, 12.0f, 40.0f, 150.0f})
+        for (int radius : {3, 7})
+          expect_gpu_matches_reference(make_spec(mode, RangeKernel::gaussian, radius / 2.0f,
+                                                 mode == ColorMode::lab ? sigma_r / 2 : sigma_r, radius),
+                                       image);
+  }
+}
+
 TEST(CudaBackend, WideRadiusBeyondTiledKernel) {
   REQUIRE_GPU();
   EW_SEEDED_RNG(rng);
