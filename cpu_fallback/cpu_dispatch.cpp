@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
 #include "bilateral_cpu.h"
 #include "color_rows.h"
 #include "nlm_cpu.h"
@@ -8,13 +12,30 @@ namespace {
 
 enum class Isa { generic, avx2, avx512 };
 
-Isa detect() {
+Isa machine() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
 #endif
   return Isa::generic;
+}
+
+// EDGEWISE_CPU_ISA (generic, avx2, avx512) caps the instruction set, so the
+// tests run every variant this machine can (tests/CMakeLists.txt) and
+// benchmarks compare them; it never raises it above the machine's. Read
+// once: kernels that keep their choice (color_rows) must agree with the rest.
+Isa detect() {
+  static const Isa isa = [] {
+    const Isa widest = machine();
+    const char* cap = std::getenv("EDGEWISE_CPU_ISA");
+    if (!cap || !*cap) return widest;
+    const Isa asked = std::strcmp(cap, "generic") == 0 ? Isa::generic
+                      : std::strcmp(cap, "avx2") == 0  ? Isa::avx2
+                                                       : Isa::avx512;
+    return std::min(asked, widest);
+  }();
+  return isa;
 }
 
 }  // namespace

@@ -1,16 +1,19 @@
-// The Fourier bilateral filter's band kernel on the CPU. One pass over the
-// band: colour planes to working units in place (Lab in lab mode), clamped
-// and centred; the blurred alpha once; then per colour channel, four terms
-// at a time, the column pass over blocks of columns and the row pass over
-// output rows (OpenMP; each pixel by one thread in a fixed order, so
-// results do not depend on the thread count), D and E accumulated; the
-// output formula, Lab back, alpha through.
+// The Fourier bilateral filter's band kernel on the CPU. Colour planes to
+// working units in place (Lab in lab mode), clamped and centred; the
+// blurred alpha once (a pass of one image); then per colour channel, its
+// terms in passes of up to kFourierGroupTerms, each the column pass over
+// strips of W columns and the row pass over blocks of W output rows
+// (OpenMP; each pixel by one thread in a fixed order, so results do not
+// depend on the thread count), D and E carried from pass to pass in the
+// block layout; the last pass writes the output; Lab back, alpha through.
 #include "fourier_cpu.h"
 
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "color_rows.h"
@@ -18,85 +21,127 @@
 
 namespace edgewise::cpu {
 
+void FourierBuffer::reserve(size_t floats) {
+  if (floats <= size_) return;
+  constexpr size_t kHuge = size_t(2) << 20;
+  const size_t wanted = floats * sizeof(float);
+  const size_t alignment = wanted >= kHuge ? kHuge : 64;
+  const size_t bytes = (wanted + alignment - 1) / alignment * alignment;
+  data_.reset(static_cast<float*>(std::aligned_alloc(alignment, bytes)));
+  if (!data_) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+  if (alignment == kHuge) madvise(data_.get(), bytes, MADV_HUGEPAGE);
+#endif
+  size_ = floats;
+}
+
+FourierPasses select_fourier_passes() {
+  const std::string isa = instruction_set();
+  if (isa == "avx512") return avx512::fourier_passes();
+  if (isa == "avx2") return avx2::fourier_passes();
+  return generic::fourier_passes();
+}
+
 namespace {
 
-FourierPasses select_passes() {
-  return std::string(instruction_set()) == "generic" ? generic::fourier_passes() : avx2::fourier_passes();
+// The channel's N terms in passes of at most kFourierGroupTerms, as even as
+// possible (N = 14: 7 and 7), so no pass is much shorter than the others.
+int pass_count(int terms) { return (terms + kFourierGroupTerms - 1) / kFourierGroupTerms; }
+int pass_first(int terms, int pass) {
+  const int passes = pass_count(terms), even = terms / passes, extra = terms % passes;
+  return 1 + pass * even + std::min(pass, extra);
 }
+int pass_terms(int terms, int pass) { return pass_first(terms, pass + 1) - pass_first(terms, pass); }
+// The most images a pass of this plan blurs.
+int plan_images(const FourierParams& p) { return 2 * pass_terms(p.terms, 0); }
 
-// Group g's lanes for colour channel c: terms 4g + 1 .. 4g + 4.
-FourierGroup term_group(const FourierPlan& plan, int c, int g) {
+FourierGroupTerms term_group(const FourierPlan& plan, int c, int first, int count) {
   const FourierParams& p = plan.params;
-  FourierGroup group{};
-  for (int j = 0; j < kFourierTermsPerGroup; ++j) {
-    const int k = g * kFourierTermsPerGroup + j + 1;
-    if (k > p.terms) break;
-    const float frequency = float(double(k) * double(p.channel[c].turns_per_unit));
-    for (int lane = 2 * j; lane < 2 * j + 2; ++lane) {
-      group.frequency[lane] = frequency;
-      group.denominator[lane] = plan.cosine[plan.coefficient(c, k)];
-    }
-    group.phase[2 * j] = 0.25f;  // cos
-    group.numerator[2 * j] = -plan.sine[plan.coefficient(c, k)];
-    group.numerator[2 * j + 1] = plan.sine[plan.coefficient(c, k)];
+  FourierGroupTerms terms;
+  terms.first = first;
+  terms.count = count;
+  terms.base = p.channel[c].turns_per_unit;
+  terms.first_frequency = float(double(first) * double(p.channel[c].turns_per_unit));
+  for (int t = 0; t < count; ++t) {
+    terms.cosine[t] = plan.cosine[plan.coefficient(c, first + t)];
+    terms.sine[t] = plan.sine[plan.coefficient(c, first + t)];
   }
-  return group;
+  return terms;
 }
 
-// Lane 0 is 1 (phase a quarter turn at frequency 0): the passes blur alpha
-// and add it to D alone.
-FourierGroup alpha_group() {
-  FourierGroup group{};
-  group.phase[0] = 0.25f;
-  group.denominator[0] = 1.0f;
-  return group;
+// Floats of one thread's scratch (FourierScratch) for W lanes and `images`
+// images a pass; `rows`: the most output rows of a band.
+struct ScratchFloats {
+  size_t strip, ring, after, tile, lanes, transposed;
+  size_t total() const { return strip + ring + after + tile + lanes + 2 * transposed; }
+};
+ScratchFloats scratch_floats(const FourierParams& p, int lanes, int images, int width, int rows) {
+  const size_t per_pixel = size_t(images) * size_t(lanes);
+  ScratchFloats s;
+  s.strip = size_t(rows + 2 * p.radius) * size_t(lanes) * 2;
+  s.ring = size_t(p.recursive ? p.radius + 1 + lanes : 2 * p.radius + 1) * per_pixel;
+  s.after = p.recursive ? size_t(rows) * per_pixel : 0;
+  s.tile = size_t(lanes) * per_pixel;
+  s.lanes = p.recursive ? size_t(width) * per_pixel : 0;
+  s.transposed = size_t(width) * size_t(lanes);
+  return s;
 }
 
 class FourierKernel : public BandKernel {
  public:
   FourierKernel(const FourierPlan& plan, const KernelContext& context)
-      : plan_(plan), context_(context), passes_(select_passes()), scratch_(size_t(std::max(1, context.threads))) {
-    const size_t plane = size_t(context.band_rows) * size_t(plan.shape.width);
-    terms_.resize(plane * kFourierLanes);
-    denominator_.resize(plane);
-    numerator_.resize(plane);
-    if (plan.params.has_alpha) alpha_.resize(plane);
+      : plan_(plan), context_(context), passes_(select_fourier_passes()), scratch_(size_t(threads())) {
+    const FourierParams& p = plan.params;
+    const int lanes = passes_.lanes, width = plan.shape.width;
+    const size_t blocks = size_t((context.band_rows + lanes - 1) / lanes);
+    const size_t plane = blocks * size_t(lanes) * size_t(width);
+    blurred_.reserve(plane * size_t(plan_images(p)));
+    if (p.has_alpha) alpha_mass_.reserve(plane);
+    if (pass_count(p.terms) > 1) sums_.reserve(2 * plane);
+    const ScratchFloats s = scratch_floats(p, lanes, plan_images(p), width, context.band_rows);
+    for (FourierScratch& scratch : scratch_) {
+      scratch.strip.reserve(s.strip);
+      scratch.ring.reserve(s.ring);
+      scratch.after.reserve(s.after);
+      scratch.tile.reserve(s.tile);
+      scratch.lanes.reserve(s.lanes);
+      scratch.samples.reserve(s.transposed);
+      scratch.result.reserve(s.transposed);
+    }
   }
 
   void run(PaddedBand& input, const OutputBand& output, const std::vector<OutputBand>&) override {
     const FourierParams& p = plan_.params;
-    const int colours = p.color_channels, width = output.width, out_rows = output.rows;
     prepare(input);
-    for (FourierScratch& scratch : scratch_) {
-      const size_t chunk_rows = size_t(fourier_chunk_band_rows(p) + fourier_chunk_rows(p));
-      scratch.block.resize(std::max(scratch.block.size(), chunk_rows * kFourierBlockColumns * kFourierLanes));
-      scratch.row.resize(std::max(scratch.row.size(), size_t(width) * kFourierLanes));
-    }
-    FourierBandView view;
-    view.alpha = p.has_alpha ? input.row(colours, 0) : nullptr;
-    view.stride = size_t(input.width);
-    view.rows = input.rows;
-    view.width = width;
-    view.reach = plan_.reach;
-    view.out_rows = out_rows;
-    view.terms = terms_.data();
+    FourierPass pass;
+    pass.params = &p;
+    pass.taps = plan_.taps.data();
+    pass.alpha = p.has_alpha ? input.row(p.color_channels, 0) : nullptr;
+    pass.stride = size_t(input.width);
+    pass.rows = input.rows;
+    pass.width = output.width;
+    pass.reach = plan_.reach;
+    pass.out_rows = output.rows;
+    pass.blurred = blurred_.data();
+    pass.alpha_mass = p.has_alpha ? alpha_mass_.data() : nullptr;
+    pass.sums = sums_.data();
+    pass.output_stride = output.row_stride;
     if (p.has_alpha) {
-      view.samples = input.row(0, 0);
-      view.denominator = alpha_.data();
-      std::fill(alpha_.begin(), alpha_.begin() + ptrdiff_t(size_t(out_rows) * size_t(width)), 0.0f);
-      run_group(view, alpha_group());
+      pass.samples = input.row(0, 0);
+      run_pass(pass);  // terms.count 0: A
     }
-    for (int c = 0; c < colours; ++c) {
-      view.samples = input.row(c, 0);
-      view.denominator = denominator_.data();
-      view.numerator = numerator_.data();
-      const float a0 = plan_.cosine[plan_.coefficient(c, 0)];
-      const size_t count = size_t(out_rows) * size_t(width);
-      for (size_t i = 0; i < count; ++i) denominator_[i] = p.has_alpha ? a0 * alpha_[i] : a0;
-      std::fill(numerator_.begin(), numerator_.begin() + ptrdiff_t(count), 0.0f);
-      const int groups = (p.terms + kFourierTermsPerGroup - 1) / kFourierTermsPerGroup;
-      for (int g = 0; g < groups; ++g) run_group(view, term_group(plan_, c, g));
-      finish(input, output, c);
+    for (int c = 0; c < p.color_channels; ++c) {
+      pass.channel = &p.channel[c];
+      pass.samples = input.row(c, 0);
+      pass.output = output.row(c, 0);
+      pass.a0 = plan_.cosine[plan_.coefficient(c, 0)];
+      const int passes = pass_count(p.terms);
+      for (int g = 0; g < passes; ++g) {
+        pass.terms = term_group(plan_, c, pass_first(p.terms, g), pass_terms(p.terms, g));
+        pass.first = g == 0;
+        pass.last = g == passes - 1;
+        run_pass(pass);
+      }
     }
     finish_pixels(input, output);
   }
@@ -119,37 +164,17 @@ class FourierKernel : public BandKernel {
     }
   }
 
-  void run_group(const FourierBandView& view, const FourierGroup& group) {
-    const FourierParams& p = plan_.params;
-    const float* taps = plan_.taps.data();
+  void run_pass(const FourierPass& pass) {
     const FourierPasses passes = passes_;
-    const int blocks = (view.width + kFourierBlockColumns - 1) / kFourierBlockColumns;
+    const int lanes = passes.lanes;
+    const int strips = (pass.width + lanes - 1) / lanes, blocks = (pass.out_rows + lanes - 1) / lanes;
 #pragma omp parallel num_threads(threads())
     {
       FourierScratch& scratch = scratch_[size_t(omp_get_thread_num())];
 #pragma omp for schedule(static)
-      for (int block = 0; block < blocks; ++block) {
-        const int x0 = block * kFourierBlockColumns;
-        passes.columns(p, taps, group, view, x0, std::min(view.width, x0 + kFourierBlockColumns), scratch);
-      }
+      for (int strip = 0; strip < strips; ++strip) passes.columns(pass, strip * lanes, scratch);
 #pragma omp for schedule(static)
-      for (int j = 0; j < view.out_rows; ++j) passes.row(p, taps, group, view, j, scratch);
-    }
-  }
-
-  void finish(const PaddedBand& input, const OutputBand& output, int c) const {
-    const FourierParams& p = plan_.params;
-    const FourierChannel& channel = p.channel[c];
-    const int width = output.width;
-#pragma omp parallel for schedule(static) num_threads(threads())
-    for (int j = 0; j < output.rows; ++j) {
-      const float* u = input.row(c, j + plan_.reach);
-      const float* D = denominator_.data() + size_t(j) * size_t(width);
-      const float* E = numerator_.data() + size_t(j) * size_t(width);
-      const float* A = p.has_alpha ? alpha_.data() + size_t(j) * size_t(width) : nullptr;
-      float* out = output.row(c, j);
-      for (int x = 0; x < width; ++x)
-        out[x] = fourier_output(p, channel, u[x], E[x], D[x], A ? A[x] : 1.0f) * p.inverse_unit;
+      for (int block = 0; block < blocks; ++block) passes.rows(pass, block, scratch);
     }
   }
 
@@ -171,20 +196,21 @@ class FourierKernel : public BandKernel {
   KernelContext context_;
   FourierPasses passes_;
   std::vector<FourierScratch> scratch_;
-  std::vector<float> terms_, denominator_, numerator_, alpha_;
+  FourierBuffer blurred_, alpha_mass_, sums_;
 };
 
 }  // namespace
 
 BandCost fourier_own_cost(const Plan& plan) {
-  // Per output row: the column-blurred lanes (8 floats a pixel), D, E and
-  // the blurred alpha. Fixed: each thread's column chunk (counted for two
-  // threads).
-  const size_t width = size_t(plan.shape.width);
-  const auto& params = static_cast<const FourierPlan&>(plan).params;
-  const size_t chunk = size_t(fourier_chunk_band_rows(params) + fourier_chunk_rows(params));
-  const size_t block = 2 * size_t(kFourierBlockColumns) * kFourierLanes * chunk;
-  return {block, width * (kFourierLanes + 3)};
+  // Per output row: the column-blurred images, A, D and E between passes,
+  // and each thread's anticausal halves and strip; fixed: the rest of each thread's
+  // scratch. Counted for two threads and the widest vectors.
+  const auto& p = static_cast<const FourierPlan&>(plan).params;
+  const size_t width = size_t(plan.shape.width), images = size_t(plan_images(p));
+  const ScratchFloats s = scratch_floats(p, kFourierMaxLanes, int(images), int(width), 0);
+  const size_t per_row = width * (images + (p.has_alpha ? 1 : 0) + (pass_count(p.terms) > 1 ? 2 : 0)) +
+                         2 * ((p.recursive ? images : 0) + 2) * kFourierMaxLanes;
+  return {2 * s.total(), per_row};
 }
 
 std::unique_ptr<BandKernel> make_fourier_kernel(const Plan& plan, const KernelContext& context) {

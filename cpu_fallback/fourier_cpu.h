@@ -1,10 +1,16 @@
 // The Fourier bilateral filter on the CPU: its band kernel (fourier_cpu.cpp)
 // and the two passes compiled once per instruction set (fourier_passes.h).
-// Terms are processed four at a time: an 8-float vector holds cos and sin
-// of four terms, so every operation of a pass serves eight images.
+// A vector holds one image's values at W neighbouring pixels (W = 16 with
+// AVX-512, 8 with AVX2, 4 in the baseline build): W columns of a row in the
+// column pass, W rows of a column in the row pass. So every lane does
+// useful work whatever the term count, the term values come from one sine
+// pair and rotations, and D and E need no sums across lanes. Between the
+// passes the column-blurred images are stored transposed, in blocks of W
+// rows (FourierPass::blurred), which the row pass reads one column at a time.
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -16,60 +22,80 @@ namespace edgewise::cpu {
 BandCost fourier_own_cost(const Plan& plan);
 std::unique_ptr<BandKernel> make_fourier_kernel(const Plan& plan, const KernelContext& context);
 
-constexpr int kFourierLanes = 8;  // cos and sin of four terms
-constexpr int kFourierTermsPerGroup = 4;
-constexpr int kFourierBlockColumns = 8;  // columns the vertical pass walks together
+// Terms a pass blurs at once: its images are cos and sin of each (16 at
+// most), stored between the two passes (64 B a pixel). N = 6, sigma-r 25's
+// automatic count, takes one pass.
+constexpr int kFourierGroupTerms = 8;
+constexpr int kFourierMaxImages = 2 * kFourierGroupTerms;
+constexpr int kFourierMaxLanes = 16;  // the widest vector (AVX-512), for buffer sizes
 
-// One group's per-lane constants: lane 2j holds cos(w k u), lane 2j + 1
-// sin(w k u), k = first + j (fourier_term's frequency k / T and phase 1/4
-// or 0); what D and E take of each lane; lanes past N are zero.
-struct FourierGroup {
-  alignas(32) float frequency[kFourierLanes];
-  alignas(32) float phase[kFourierLanes];
-  alignas(32) float denominator[kFourierLanes];  // a_k on both lanes of term k
-  alignas(32) float numerator[kFourierLanes];    // -b_k on the cos lane, b_k on the sin lane
+// One pass's terms k = first .. first + count - 1 for one colour channel,
+// or (count 0) the alpha pass, whose one image is alpha.
+struct FourierGroupTerms {
+  int first = 0, count = 0;
+  float base = 0;             // term 1's frequency 1 / T: the rotations' step
+  float first_frequency = 0;  // term `first`'s, first / T
+  float cosine[kFourierGroupTerms] = {};  // a_k
+  float sine[kFourierGroupTerms] = {};    // b_k
 };
 
-// One channel of a band as the passes see it.
-struct FourierBandView {
-  const float* samples = nullptr;  // centred samples, band row i at samples + i * stride
-  const float* alpha = nullptr;    // the alpha plane likewise, or null
+inline int fourier_images(const FourierGroupTerms& terms) { return terms.count ? 2 * terms.count : 1; }
+
+// 64-byte aligned floats for the vector buffers (std::vector's are not).
+class FourierBuffer {
+ public:
+  float* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  // Buffers of 2 MiB and more in huge pages where the kernel offers them
+  // (madvise): the passes walk them a column at a time, a page a step with
+  // 4 KiB pages.
+  void reserve(size_t floats);
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float, Free> data_;
+  size_t size_ = 0;
+};
+
+// One pass over one colour channel (or alpha) of a band.
+struct FourierPass {
+  const FourierParams* params = nullptr;
+  const FourierChannel* channel = nullptr;  // null in the alpha pass
+  const float* taps = nullptr;              // the direct taps (not recursive)
+  FourierGroupTerms terms;
+  float a0 = 0;                   // a_0 of the channel: D starts at a_0 A
+  bool first = true, last = true;  // the channel's first and last pass
+  // The band: centred samples and alpha (or null), band row i at + i * stride.
+  const float* samples = nullptr;
+  const float* alpha = nullptr;
   size_t stride = 0;
-  int rows = 0;  // band rows, halo included
-  int width = 0;
+  int rows = 0, width = 0;
   int reach = 0;  // output row j is band row j + reach
   int out_rows = 0;
-  float* terms = nullptr;        // out_rows x width x 8: the column-blurred lanes
-  float* denominator = nullptr;  // out_rows x width: D, accumulated
-  float* numerator = nullptr;    // out_rows x width: E, accumulated (null: D only)
+  // Block layout: output rows in blocks of W; block b, column x, image l
+  // at ((b * width + x) * images + l) * W, one float a row of the block.
+  float* blurred = nullptr;      // the column pass's images
+  float* alpha_mass = nullptr;   // A (1 image), written by the alpha pass; null without alpha
+  float* sums = nullptr;         // D and E (2 images) between passes of one channel, or null
+  // The last pass writes the channel's output: output row j at output + j * output_stride.
+  float* output = nullptr;
+  size_t output_stride = 0;
 };
 
-// Output rows a column-pass chunk covers: at least 2 (r + 1), so a
-// recursive chunk's early start (r + 1 rows each side) costs at most as
-// much again; and the band rows its term values span.
-inline int fourier_chunk_rows(const FourierParams& p) { return std::max(256, 2 * (p.radius + 1)); }
-inline int fourier_chunk_band_rows(const FourierParams& p) { return fourier_chunk_rows(p) + 2 * (p.radius + 1); }
-
-// One thread's working memory, sized by the band kernel (the passes, built
-// per instruction set, allocate nothing): block holds a band's rows of
-// kFourierBlockColumns pixels' lanes, row an output row's lanes.
+// One thread's working memory, sized by the band kernel (fourier_scratch_floats).
 struct FourierScratch {
-  std::vector<float> block, row;
+  FourierBuffer strip, ring, after, tile, lanes, samples, result;
 };
 
-// Column pass: band columns [x0, x1) (at most kFourierBlockColumns), the
-// lanes alpha * term(u) over every band row, blurred down the columns,
-// written to view.terms for the output rows.
-using FourierColumnPass = void (*)(const FourierParams& params, const float* taps, const FourierGroup& group,
-                                   const FourierBandView& view, int x0, int x1, FourierScratch& scratch);
-// Row pass: output row j of view.terms blurred along the row and combined
-// with the pixel's own term values into D and E.
-using FourierRowPass = void (*)(const FourierParams& params, const float* taps, const FourierGroup& group,
-                                const FourierBandView& view, int j, FourierScratch& scratch);
+using FourierColumnPass = void (*)(const FourierPass& pass, int x0, FourierScratch& scratch);
+using FourierRowPass = void (*)(const FourierPass& pass, int block, FourierScratch& scratch);
 
 struct FourierPasses {
-  FourierColumnPass columns;
-  FourierRowPass row;
+  int lanes;                  // W
+  FourierColumnPass columns;  // columns [x0, x0 + W) of every output row, into `blurred`
+  FourierRowPass rows;        // output rows [block W, block W + W): along the rows, combined into D and E
 };
 
 namespace generic {
@@ -78,5 +104,11 @@ FourierPasses fourier_passes();
 namespace avx2 {
 FourierPasses fourier_passes();
 }
+namespace avx512 {
+FourierPasses fourier_passes();
+}
+
+// The machine's passes (instruction_set()).
+FourierPasses select_fourier_passes();
 
 }  // namespace edgewise::cpu

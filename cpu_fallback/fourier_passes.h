@@ -1,14 +1,23 @@
 // The Fourier bilateral filter's two passes, compiled once per instruction
-// set (fourier_passes_*.cpp define EW_ISA_NAMESPACE before including it).
-// Columns first: the halo rows a band carries for the spatial Gaussian then
-// cost only their term values and the column recursion, and the row pass
-// runs on output rows alone. An 8-float vector is one pixel's four terms
-// (cos and sin each), so the recursions, which run along a row or a column
-// one sample after another, are vectorised across terms. Every pixel is
-// computed in the same order whatever the band or the thread: results do
+// set (fourier_passes_*.cpp define EW_ISA_NAMESPACE and EW_LANE_WIDTH, W,
+// before including it). A vector is one image at W pixels:
+//   columns: W neighbouring columns of a row. The images (alpha cos and
+//     alpha sin of each term) are computed from the samples once a row and
+//     walk (anticausal up from the band's last row, then causal down from its
+//     first) or go through the taps; every W output rows are transposed into
+//     the block layout of FourierPass::blurred.
+//   rows: W rows of one column, a block; the recursion walks the block's
+//     columns (anticausal right to left, causal left to right) or takes the
+//     taps, and combines the blurred images with the pixel's own term values
+//     into D and E; the last pass writes the output, transposed back.
+// Every pixel is computed in the same order whatever the band or the thread
+// (a lane's arithmetic does not depend on the lanes beside it): results do
 // not depend on the thread count.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "fourier_cpu.h"
 #include "fourier_math.h"
@@ -17,146 +26,408 @@ namespace edgewise::cpu::EW_ISA_NAMESPACE {
 
 namespace {
 
-using Lanes = float_lanes<kFourierLanes>;
+constexpr int W = EW_LANE_WIDTH;
+using V = float_lanes<W>;
 
-inline Lanes load(const float* from) {
-  Lanes value;
+inline V load(const float* from) {
+  V value;
   std::memcpy(&value, from, sizeof value);
   return value;
 }
+inline void store(float* to, V value) { std::memcpy(to, &value, sizeof value); }
 
-inline void store(float* to, Lanes value) { std::memcpy(to, &value, sizeof value); }
+// A store that skips the cache (`to` aligned to the vector): the column
+// pass's images are read back only after every strip is done, so reading
+// their lines in before writing them (as ordinary stores do) would double
+// their memory traffic. stream_fence() orders them before the row pass.
+inline void stream(float* to, V value) {
+#if EW_LANE_WIDTH == 16
+  _mm512_stream_ps(to, (__m512)value);
+#elif EW_LANE_WIDTH == 8
+  _mm256_stream_ps(to, (__m256)value);
+#else
+  _mm_stream_ps(to, (__m128)value);
+#endif
+}
+inline void stream_fence() { _mm_sfence(); }
+inline V splat(float value) { return V{} + value; }
 
-// cos and sin swapped within each term's pair of lanes (GCC 12 and clang
-// both have __builtin_shufflevector).
-inline Lanes swap_pairs(Lanes v) { return __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6); }
+// ---- the W x W transpose: log2(W) stages, each swapping the off-diagonal
+// h x h blocks of every 2h x 2h block (W two-vector shuffles a stage). ----
 
-// The lane sums of d and e together, each ((0 + 1) + (2 + 3)) + ((4 + 5) +
-// (6 + 7)): two vector additions and three shuffles for both.
-inline void lane_sums(Lanes d, Lanes e, float& d_sum, float& e_sum) {
-  const Lanes pairs = __builtin_shufflevector(d, e, 0, 2, 8, 10, 4, 6, 12, 14) +
-                      __builtin_shufflevector(d, e, 1, 3, 9, 11, 5, 7, 13, 15);  // d01 d23 e01 e23 d45 d67 e45 e67
-  const Lanes quads = pairs + swap_pairs(pairs);                              // d0-3 . e0-3 . d4-7 . e4-7 .
-  d_sum = quads[0] + quads[4];
-  e_sum = quads[2] + quads[6];
+constexpr int swap_index(int c, int h, bool low_row) {
+  return low_row ? ((c & h) ? W + c - h : c) : ((c & h) ? W + c : c + h);
+}
+template <int h, bool low_row, size_t... c>
+inline V swap_blocks(V a, V b, std::index_sequence<c...>) {
+  return __builtin_shufflevector(a, b, swap_index(int(c), h, low_row)...);
+}
+template <int h>
+inline void transpose_stage(V* m) {
+  for (int i = 0; i < W; ++i)
+    if (!(i & h)) {
+      const V a = m[i], b = m[i + h];
+      m[i] = swap_blocks<h, true>(a, b, std::make_index_sequence<W>());
+      m[i + h] = swap_blocks<h, false>(a, b, std::make_index_sequence<W>());
+    }
+}
+inline void transpose(V* m) {
+  if constexpr (W >= 16) transpose_stage<8>(m);
+  if constexpr (W >= 8) transpose_stage<4>(m);
+  transpose_stage<2>(m);
+  transpose_stage<1>(m);
 }
 
-struct GroupLanes {
-  Lanes frequency, phase, denominator, numerator;
-  explicit GroupLanes(const FourierGroup& g)
-      : frequency(load(g.frequency)),
-        phase(load(g.phase)),
-        denominator(load(g.denominator)),
-        numerator(load(g.numerator)) {}
-  Lanes terms(float centred) const { return fourier_term(Lanes{} + centred, frequency, phase); }
+// W floats from row[x0..], the columns past `width` repeating the last one.
+inline V load_columns(const float* row, int x0, int width) {
+  if (x0 + W <= width) return load(row + x0);
+  V value;
+  for (int c = 0; c < W; ++c) value[c] = row[std::min(x0 + c, width - 1)];
+  return value;
+}
+
+// ---- term values ----
+
+// cos and sin of the pass's terms at centred samples u: term `first` from
+// its own sine pair, the next ones by rotation through term 1's angle.
+template <int Terms>
+inline void term_values(const FourierGroupTerms& terms, V u, V (&c)[Terms], V (&s)[Terms]) {
+  c[0] = fourier_term(u, terms.first_frequency, 0.25f);
+  s[0] = fourier_term(u, terms.first_frequency, 0.0f);
+  if constexpr (Terms > 1) {
+    V base_c = c[0], base_s = s[0];
+    if (terms.first != 1) {
+      base_c = fourier_term(u, terms.base, 0.25f);
+      base_s = fourier_term(u, terms.base, 0.0f);
+    }
+    for (int t = 1; t < Terms; ++t) {
+      c[t] = c[t - 1];
+      s[t] = s[t - 1];
+      fourier_rotate(c[t], s[t], base_c, base_s);
+    }
+  }
+}
+
+// The strip's samples and alpha, band row i at i * W and rows * W + i * W:
+// copied in one loop whose loads are independent (many misses in flight),
+// where the walks, a row a few hundred cycles, would wait on each row's line.
+struct Strip {
+  const float* samples;
+  const float* alpha;  // null without alpha
+};
+inline Strip copy_strip(const FourierPass& pass, int x0, float* to) {
+  float* alpha = pass.alpha ? to + size_t(pass.rows) * W : nullptr;
+  for (int i = 0; i < pass.rows; ++i) {
+    store(to + size_t(i) * W, load_columns(pass.samples + size_t(i) * pass.stride, x0, pass.width));
+    if (alpha) store(alpha + size_t(i) * W, load_columns(pass.alpha + size_t(i) * pass.stride, x0, pass.width));
+  }
+  return {to, alpha};
+}
+
+// The images at band row i of the strip: alpha alone (Terms 0), or alpha
+// cos and alpha sin of each term.
+template <int Terms>
+inline void images_at(const FourierPass& pass, const Strip& strip, int i, V* images) {
+  const V a = strip.alpha ? load(strip.alpha + size_t(i) * W) : splat(1.0f);
+  if constexpr (Terms == 0) {
+    images[0] = a;
+  } else {
+    const V u = load(strip.samples + size_t(i) * W);
+    V c[Terms], s[Terms];
+    term_values<Terms>(pass.terms, u, c, s);
+    for (int t = 0; t < Terms; ++t) {
+      images[2 * t] = pass.alpha ? c[t] * a : c[t];
+      images[2 * t + 1] = pass.alpha ? s[t] * a : s[t];
+    }
+  }
+}
+
+constexpr int images_of(int terms) { return terms ? 2 * terms : 1; }
+
+// The row pass fetches the next run of columns while it walks one: its
+// anticausal walk reads its block backwards, which the hardware prefetchers
+// did not follow (half of the row pass's time waited there).
+template <int Images>
+inline void prefetch_images(const V* column) {
+  for (int line = 0; line < Images * W * int(sizeof(float)); line += 64)
+    __builtin_prefetch(reinterpret_cast<const char*>(column) + line);
+}
+
+// ---- columns ----
+
+// Output rows in the tile (W rows of W columns, each image) to the block
+// layout; rows past out_rows were left as they are and are never read back
+// as outputs.
+template <int Images>
+void flush_tile(const FourierPass& pass, int block, int x0, const V* tile) {
+  const int columns = std::min(W, pass.width - x0);
+  for (int l = 0; l < Images; ++l) {
+    V m[W];
+    for (int t = 0; t < W; ++t) m[t] = tile[t * Images + l];
+    transpose(m);
+    float* to = pass.blurred + ((size_t(block) * size_t(pass.width) + size_t(x0)) * Images + size_t(l)) * W;
+    for (int c = 0; c < columns; ++c) stream(to + size_t(c) * Images * W, m[c]);
+  }
+}
+
+// A walk of `count` steps of a recursion per image: step n takes the images
+// at input(n) and drops those at leaving(n); output(n, l, y, x) gets image
+// l's result y and its sample x. The images go kWalkImages at a time, their
+// states (four vectors an image) in registers for the whole walk: with all
+// of a pass's images in one step the states lived in memory, eight loads
+// and stores beside the 16 FMAs of a step.
+constexpr int kWalkImages = W == 16 ? 4 : 2;
+
+template <int L, int First = 0, class Input, class Leaving, class Output>
+inline void walk(const FourierParams& p, FourierRecursion<V>* state, int count, Input input, Leaving leaving,
+                 Output output) {
+  if constexpr (First < L) {
+    constexpr int G = std::min(kWalkImages, L - First);
+    FourierRecursion<V> own[G];
+    for (int l = 0; l < G; ++l) own[l] = state[First + l];
+    for (int n = 0; n < count; ++n) {
+      const V *x = input(n) + First, *gone = leaving(n) + First;
+      for (int l = 0; l < G; ++l) output(n, First + l, own[l].step(p, x[l], gone[l]), x[l]);
+    }
+    for (int l = 0; l < G; ++l) state[First + l] = own[l];
+    walk<L, First + G>(p, state, count, input, leaving, output);
+  }
+}
+
+// The recursion: anticausal from the band's last row (a clamp-to-edge
+// start) up to the first output row, its halves kept (less the centre tap,
+// which the causal part holds too); then causal from the band's first row
+// down, each output row the sum of both. Rows go W at a time (their images
+// computed first, then walked); the images of the last r + 1 + W rows are
+// kept in a ring for the samples that leave the truncated window.
+template <int Terms>
+void columns_recursive(const FourierPass& pass, int x0, FourierScratch& scratch) {
+  constexpr int L = images_of(Terms);
+  const FourierParams& p = *pass.params;
+  const int r = p.radius, hi = pass.rows - 1, first = pass.reach, last = pass.reach + pass.out_rows - 1;
+  const int ring_rows = r + 1 + W;
+  V* const ring = reinterpret_cast<V*>(scratch.ring.data());
+  V* const after = reinterpret_cast<V*>(scratch.after.data());
+  V* const tile = reinterpret_cast<V*>(scratch.tile.data());
+  auto slot = [&](int i) { return ring + size_t(i % ring_rows) * L; };
+  const Strip strip = copy_strip(pass, x0, scratch.strip.data());
+  FourierRecursion<V> state[L];
+  images_at<Terms>(pass, strip, hi, slot(hi));
+  for (int l = 0; l < L; ++l) state[l].start(p, slot(hi)[l]);
+  for (int top = hi; top >= first; top -= W) {  // rows top, top - 1, ..
+    const int count = std::min(W, top - first + 1);
+    for (int n = 0; n < count; ++n) images_at<Terms>(pass, strip, top - n, slot(top - n));
+    walk<L>(
+        p, state, count, [&](int n) { return slot(top - n); },
+        [&](int n) { return slot(std::min(top - n + r + 1, hi)); },
+        [&](int n, int l, V y, V x) {
+          if (top - n <= last) after[size_t(top - n - first) * L + l] = y - x * p.centre;
+        });
+  }
+  images_at<Terms>(pass, strip, 0, slot(0));
+  for (int l = 0; l < L; ++l) state[l].start(p, slot(0)[l]);
+  // Rows above the output (warm-up) in runs of W, then the output rows in
+  // runs of W that are the blocks.
+  for (int begin = 0; begin <= last;) {
+    const int end = begin < first ? std::min(first, begin + W) : std::min(last + 1, begin + W);
+    for (int i = begin; i < end; ++i) images_at<Terms>(pass, strip, i, slot(i));
+    walk<L>(
+        p, state, end - begin, [&](int n) { return slot(begin + n); },
+        [&](int n) { return slot(std::max(begin + n - r - 1, 0)); },
+        [&](int n, int l, V y, V) {
+          const int j = begin + n - first;
+          if (j >= 0) tile[size_t(j % W) * L + l] = after[size_t(j) * L + l] + y;
+        });
+    if (begin >= first) flush_tile<L>(pass, (begin - first) / W, x0, tile);
+    begin = end;
+  }
+}
+
+// The window's taps (sigma-s <= 2): the images of 2r + 1 rows in a ring.
+template <int Terms>
+void columns_direct(const FourierPass& pass, int x0, FourierScratch& scratch) {
+  constexpr int L = images_of(Terms);
+  const int r = pass.params->radius, ring_rows = 2 * r + 1;
+  const float* taps = pass.taps;
+  V* const ring = reinterpret_cast<V*>(scratch.ring.data());
+  V* const tile = reinterpret_cast<V*>(scratch.tile.data());
+  auto slot = [&](int i) { return ring + size_t(i % ring_rows) * L; };
+  const Strip strip = copy_strip(pass, x0, scratch.strip.data());
+  for (int i = pass.reach - r; i < pass.reach + r; ++i) images_at<Terms>(pass, strip, i, slot(i));
+  for (int j = 0; j < pass.out_rows; ++j) {
+    const int i = j + pass.reach;
+    images_at<Terms>(pass, strip, i + r, slot(i + r));
+    V* row = tile + size_t(j % W) * L;
+    const V* centre = slot(i);
+    for (int l = 0; l < L; ++l) row[l] = centre[l] * taps[0];
+    for (int n = 1; n <= r; ++n) {
+      const V *above = slot(i - n), *below = slot(i + n);
+      for (int l = 0; l < L; ++l) row[l] += (above[l] + below[l]) * taps[n];
+    }
+    if (j % W == W - 1 || j == pass.out_rows - 1) flush_tile<L>(pass, j / W, x0, tile);
+  }
+}
+
+template <int Terms>
+void columns(const FourierPass& pass, int x0, FourierScratch& scratch) {
+  if (pass.params->recursive)
+    columns_recursive<Terms>(pass, x0, scratch);
+  else
+    columns_direct<Terms>(pass, x0, scratch);
+  stream_fence();
+}
+
+// ---- rows ----
+
+// The block's W rows of `plane` (band rows reach + block W + t; rows past
+// the output clamped to its last) transposed: column x at to + x W.
+void transpose_in(const FourierPass& pass, const float* plane, int block, float* to) {
+  const float* row[W];
+  for (int t = 0; t < W; ++t) {
+    const int j = std::min(block * W + t, pass.out_rows - 1);
+    row[t] = plane + size_t(j + pass.reach) * pass.stride;
+  }
+  for (int x0 = 0; x0 < pass.width; x0 += W) {
+    V m[W];
+    for (int t = 0; t < W; ++t) m[t] = load_columns(row[t], x0, pass.width);
+    transpose(m);
+    for (int c = 0; c < std::min(W, pass.width - x0); ++c) store(to + size_t(x0 + c) * W, m[c]);
+  }
+}
+
+// The transposed results back into the output rows of the block.
+void transpose_out(const FourierPass& pass, const float* from, int block) {
+  const int rows = std::min(W, pass.out_rows - block * W);
+  for (int x0 = 0; x0 < pass.width; x0 += W) {
+    const int columns = std::min(W, pass.width - x0);
+    V m[W];
+    for (int c = 0; c < W; ++c) m[c] = load(from + size_t(x0 + std::min(c, columns - 1)) * W);
+    transpose(m);
+    for (int t = 0; t < rows; ++t) {
+      float* out = pass.output + size_t(block * W + t) * pass.output_stride + x0;
+      if (columns == W)
+        store(out, m[t]);
+      else
+        for (int c = 0; c < columns; ++c) out[c] = m[t][c];
+    }
+  }
+}
+
+// The blurred images y at column x of the block, combined with the pixel's
+// own term values into D and E (or, in the alpha pass, kept as A); the last
+// pass of a channel computes the output (fourier_output), the others keep D
+// and E for the next.
+template <int Terms>
+struct Combine {
+  const FourierPass& pass;
+  const float* samples;  // the block's centred samples, transposed
+  float* result;         // the block's outputs, transposed
+  size_t at;             // the block's first float in the block layout's one-image planes
+
+  void operator()(int x, const V* y) const {
+    const size_t i = at + size_t(x) * W;
+    if constexpr (Terms == 0) {
+      store(pass.alpha_mass + i, y[0]);
+    } else {
+      const FourierGroupTerms& terms = pass.terms;
+      const V u = load(samples + size_t(x) * W);
+      V c[Terms], s[Terms];
+      term_values<Terms>(terms, u, c, s);
+      const V mass = pass.alpha_mass ? load(pass.alpha_mass + i) : splat(1.0f);
+      V d = pass.first ? mass * pass.a0 : load(pass.sums + 2 * i);
+      V e = pass.first ? V{} : load(pass.sums + 2 * i + W);
+      for (int t = 0; t < Terms; ++t) {
+        d += terms.cosine[t] * (c[t] * y[2 * t] + s[t] * y[2 * t + 1]);
+        e += terms.sine[t] * (c[t] * y[2 * t + 1] - s[t] * y[2 * t]);
+      }
+      if (pass.last) {
+        const FourierParams& p = *pass.params;
+        store(result + size_t(x) * W, fourier_output(p, *pass.channel, u, e, d, mass) * p.inverse_unit);
+      } else {
+        store(pass.sums + 2 * i, d);
+        store(pass.sums + 2 * i + W, e);
+      }
+    }
+  }
 };
 
-// The output rows are done in chunks, each with its own term values and
-// anticausal sums in the thread's scratch (L2-sized: a chunk's rows of
-// kFourierBlockColumns pixels), so the full-height lanes are written once.
-// A recursive chunk starts r + 1 rows early on either side: the truncated
-// recursion holds exactly the window's samples once r + 1 have passed.
-void column_pass(const FourierParams& p, const float* taps, const FourierGroup& group, const FourierBandView& view,
-                 int x0, int x1, FourierScratch& scratch) {
-  constexpr int B = kFourierBlockColumns;
-  const GroupLanes lanes(group);
-  const int rows = view.rows, reach = view.reach, columns = x1 - x0, r = p.radius;
-  const int chunk = fourier_chunk_rows(p);
-  float* const X = scratch.block.data();  // band row lo + i, column b at (i * B + b) * 8
-  float* const A = X + size_t(fourier_chunk_band_rows(p)) * B * kFourierLanes;  // chunk row j, the same way
-  auto at = [](float* plane, int i, int b) { return plane + (size_t(i) * B + size_t(b)) * kFourierLanes; };
-  auto target = [&](int j, int b) {
-    return view.terms + (size_t(j) * size_t(view.width) + size_t(x0 + b)) * kFourierLanes;
-  };
-  for (int j0 = 0; j0 < view.out_rows; j0 += chunk) {
-    const int j1 = std::min(view.out_rows, j0 + chunk);
-    const int low = j0 + reach, high = j1 - 1 + reach;  // the chunk's band rows
-    const int lo = std::max(low - r - (p.recursive ? 1 : 0), 0);
-    const int hi = std::min(high + r + (p.recursive ? 1 : 0), rows - 1);
-    for (int i = lo; i <= hi; ++i) {
-      const float* u = view.samples + size_t(i) * view.stride + x0;
-      const float* a = view.alpha ? view.alpha + size_t(i) * view.stride + x0 : nullptr;
-      for (int b = 0; b < columns; ++b) {
-        Lanes t = lanes.terms(u[b]);
-        if (a) t *= a[b];
-        store(at(X, i - lo, b), t);
-      }
-    }
-    auto term = [&](int i, int b) { return load(at(X, i - lo, b)); };
-    if (!p.recursive) {
-      for (int i = low; i <= high; ++i)
-        for (int b = 0; b < columns; ++b) {
-          Lanes sum = term(i, b) * taps[0];
-          for (int n = 1; n <= r; ++n) sum += (term(i - n, b) + term(i + n, b)) * taps[n];
-          store(target(i - reach, b), sum);
-        }
-      continue;
-    }
-    FourierRecursion<Lanes> recursion[B];
-    // Anticausal from hi up (clamp-to-edge start), less the centre tap the
-    // causal part holds too.
-    for (int b = 0; b < columns; ++b) recursion[b].start(p, term(hi, b));
-    for (int i = hi; i >= low; --i) {
-      const int leaving = std::min(i + r + 1, hi);
-      for (int b = 0; b < columns; ++b) {
-        const Lanes x = term(i, b);
-        const Lanes y = recursion[b].step(p, x, term(leaving, b));
-        if (i <= high) store(at(A, i - low, b), y - x * p.centre);
-      }
-    }
-    for (int b = 0; b < columns; ++b) recursion[b].start(p, term(lo, b));
-    for (int i = lo; i <= high; ++i) {
-      const int leaving = std::max(i - r - 1, lo);
-      for (int b = 0; b < columns; ++b) {
-        const Lanes y = recursion[b].step(p, term(i, b), term(leaving, b));
-        if (i >= low) store(target(i - reach, b), load(at(A, i - low, b)) + y);
-      }
-    }
-  }
-}
-
-void row_pass(const FourierParams& p, const float* taps, const FourierGroup& group, const FourierBandView& view, int j,
-              FourierScratch& scratch) {
-  const GroupLanes lanes(group);
-  const int width = view.width;
-  float* const Y = scratch.row.data();
-  const float* V = view.terms + size_t(j) * size_t(width) * kFourierLanes;
-  auto at = [&](const float* plane, int x) { return load(plane + size_t(x) * kFourierLanes); };
-
-  const float* u = view.samples + size_t(j + view.reach) * view.stride;
-  float* D = view.denominator + size_t(j) * size_t(width);
-  float* E = view.numerator ? view.numerator + size_t(j) * size_t(width) : nullptr;
-  // The blurred lanes at x, combined with the pixel's own term values.
-  auto combine = [&](int x, Lanes y) {
-    const Lanes t = lanes.terms(u[x]);
-    float d, e;
-    lane_sums(lanes.denominator * t * y, lanes.numerator * swap_pairs(t) * y, d, e);
-    D[x] += d;
-    if (E) E[x] += e;
-  };
+template <int Terms>
+void rows(const FourierPass& pass, int block, FourierScratch& scratch) {
+  constexpr int L = images_of(Terms);
+  const FourierParams& p = *pass.params;
+  const int width = pass.width, r = p.radius;
+  const V* const blurred = reinterpret_cast<const V*>(pass.blurred) + size_t(block) * size_t(width) * L;
+  auto column = [&](int x) { return blurred + size_t(x) * L; };
+  if (Terms > 0) transpose_in(pass, pass.samples, block, scratch.samples.data());
+  const Combine<Terms> combine{pass, scratch.samples.data(), scratch.result.data(),
+                               size_t(block) * size_t(width) * W};
+  V y[L];
   if (p.recursive) {
-    const int r = p.radius;
-    FourierRecursion<Lanes> recursion;
-    recursion.start(p, at(V, width - 1));
-    for (int x = width - 1; x >= 0; --x) {
-      const Lanes v = at(V, x);
-      store(Y + size_t(x) * kFourierLanes, recursion.step(p, v, at(V, std::min(x + r + 1, width - 1))) - v * p.centre);
+    // In runs of kTileColumns columns, each walked kWalkImages images at a
+    // time; the anticausal halves, then the sums, in `half` (column x at x L).
+    constexpr int kTileColumns = 64;
+    V* const half = reinterpret_cast<V*>(scratch.lanes.data());
+    FourierRecursion<V> state[L];
+    for (int l = 0; l < L; ++l) state[l].start(p, column(width - 1)[l]);
+    for (int end = width; end > 0; end -= kTileColumns) {  // columns end - 1, end - 2, ..
+      const int count = std::min(kTileColumns, end);
+      for (int x = std::max(end - count - kTileColumns, 0); x < end - count; ++x) prefetch_images<L>(column(x));
+      walk<L>(
+          p, state, count, [&](int n) { return column(end - 1 - n); },
+          [&](int n) { return column(std::min(end - 1 - n + r + 1, width - 1)); },
+          [&](int n, int l, V value, V v) { half[size_t(end - 1 - n) * L + l] = value - v * p.centre; });
     }
-    recursion.start(p, at(V, 0));
-    for (int x = 0; x < width; ++x)
-      combine(x, at(Y, x) + recursion.step(p, at(V, x), at(V, std::max(x - r - 1, 0))));
+    for (int l = 0; l < L; ++l) state[l].start(p, column(0)[l]);
+    for (int begin = 0; begin < width; begin += kTileColumns) {
+      const int count = std::min(kTileColumns, width - begin);
+      for (int x = begin + count; x < std::min(begin + count + kTileColumns, width); ++x) prefetch_images<L>(column(x));
+      walk<L>(
+          p, state, count, [&](int n) { return column(begin + n); },
+          [&](int n) { return column(std::max(begin + n - r - 1, 0)); },
+          [&](int n, int l, V value, V) {
+            V& sum = half[size_t(begin + n) * L + l];
+            sum = sum + value;
+          });
+      for (int x = begin; x < begin + count; ++x) combine(x, half + size_t(x) * L);
+    }
   } else {
-    const int r = p.radius;
+    const float* taps = pass.taps;
     for (int x = 0; x < width; ++x) {
-      Lanes sum = at(V, x) * taps[0];
-      for (int n = 1; n <= r; ++n) sum += (at(V, std::max(x - n, 0)) + at(V, std::min(x + n, width - 1))) * taps[n];
-      combine(x, sum);
+      const V* v = column(x);
+      for (int l = 0; l < L; ++l) y[l] = v[l] * taps[0];
+      for (int n = 1; n <= r; ++n) {
+        const V *left = column(std::max(x - n, 0)), *right = column(std::min(x + n, width - 1));
+        for (int l = 0; l < L; ++l) y[l] += (left[l] + right[l]) * taps[n];
+      }
+      combine(x, y);
     }
   }
+  if (Terms > 0 && pass.last) transpose_out(pass, scratch.result.data(), block);
 }
+
+// ---- dispatch on the pass's term count ----
+
+template <int Terms>
+void columns_for(const FourierPass& pass, int x0, FourierScratch& scratch) {
+  if constexpr (Terms < kFourierGroupTerms) {
+    if (pass.terms.count != Terms) return columns_for<Terms + 1>(pass, x0, scratch);
+  }
+  columns<Terms>(pass, x0, scratch);
+}
+
+template <int Terms>
+void rows_for(const FourierPass& pass, int block, FourierScratch& scratch) {
+  if constexpr (Terms < kFourierGroupTerms) {
+    if (pass.terms.count != Terms) return rows_for<Terms + 1>(pass, block, scratch);
+  }
+  rows<Terms>(pass, block, scratch);
+}
+
+void column_pass(const FourierPass& pass, int x0, FourierScratch& scratch) { columns_for<0>(pass, x0, scratch); }
+void row_pass(const FourierPass& pass, int block, FourierScratch& scratch) { rows_for<0>(pass, block, scratch); }
 
 }  // namespace
 
-FourierPasses fourier_passes() { return {column_pass, row_pass}; }
+FourierPasses fourier_passes() { return {W, column_pass, row_pass}; }
 
 }  // namespace edgewise::cpu::EW_ISA_NAMESPACE
