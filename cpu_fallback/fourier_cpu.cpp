@@ -79,7 +79,7 @@ ScratchFloats scratch_floats(const FourierParams& p, int lanes, int images, int 
   const size_t per_pixel = size_t(images) * size_t(lanes);
   ScratchFloats s;
   s.strip = size_t(rows + 2 * p.radius) * size_t(lanes) * 2;
-  s.ring = size_t(p.recursive ? p.radius + 1 + lanes : 2 * p.radius + 1) * per_pixel;
+  s.ring = size_t(p.recursive ? rows + 2 * p.radius : 2 * p.radius + 1) * per_pixel;
   s.after = p.recursive ? size_t(rows) * per_pixel : 0;
   s.tile = size_t(lanes) * per_pixel;
   s.lanes = p.recursive ? size_t(width) * per_pixel : 0;
@@ -203,13 +203,13 @@ class FourierKernel : public BandKernel {
 
 BandCost fourier_own_cost(const Plan& plan) {
   // Per output row: the column-blurred images, A, D and E between passes,
-  // and each thread's anticausal halves and strip; fixed: the rest of each thread's
+  // and each thread's images, anticausal halves and strip; fixed: the rest of each thread's
   // scratch. Counted for two threads and the widest vectors.
   const auto& p = static_cast<const FourierPlan&>(plan).params;
   const size_t width = size_t(plan.shape.width), images = size_t(plan_images(p));
   const ScratchFloats s = scratch_floats(p, kFourierMaxLanes, int(images), int(width), 0);
   const size_t per_row = width * (images + (p.has_alpha ? 1 : 0) + (pass_count(p.terms) > 1 ? 2 : 0)) +
-                         2 * ((p.recursive ? images : 0) + 2) * kFourierMaxLanes;
+                         2 * ((p.recursive ? 2 * images : 0) + 2) * kFourierMaxLanes;
   return {2 * s.total(), per_row};
 }
 

@@ -198,42 +198,40 @@ inline void walk(const FourierParams& p, FourierRecursion<V>* state, int count, 
 // start) up to the first output row, its halves kept (less the centre tap,
 // which the causal part holds too); then causal from the band's first row
 // down, each output row the sum of both. Rows go W at a time (their images
-// computed first, then walked); the images of the last r + 1 + W rows are
-// kept in a ring for the samples that leave the truncated window.
+// computed, then walked). The strip's images are kept for the whole band
+// (`images`, band row i at i L): the causal walk reads the anticausal
+// walk's, and both find the samples that leave the truncated window there.
 template <int Terms>
 void columns_recursive(const FourierPass& pass, int x0, FourierScratch& scratch) {
   constexpr int L = images_of(Terms);
   const FourierParams& p = *pass.params;
   const int r = p.radius, hi = pass.rows - 1, first = pass.reach, last = pass.reach + pass.out_rows - 1;
-  const int ring_rows = r + 1 + W;
-  V* const ring = reinterpret_cast<V*>(scratch.ring.data());
+  V* const images = reinterpret_cast<V*>(scratch.ring.data());
   V* const after = reinterpret_cast<V*>(scratch.after.data());
   V* const tile = reinterpret_cast<V*>(scratch.tile.data());
-  auto slot = [&](int i) { return ring + size_t(i % ring_rows) * L; };
+  auto row = [&](int i) { return images + size_t(i) * L; };
   const Strip strip = copy_strip(pass, x0, scratch.strip.data());
   FourierRecursion<V> state[L];
-  images_at<Terms>(pass, strip, hi, slot(hi));
-  for (int l = 0; l < L; ++l) state[l].start(p, slot(hi)[l]);
+  images_at<Terms>(pass, strip, hi, row(hi));
+  for (int l = 0; l < L; ++l) state[l].start(p, row(hi)[l]);
   for (int top = hi; top >= first; top -= W) {  // rows top, top - 1, ..
     const int count = std::min(W, top - first + 1);
-    for (int n = 0; n < count; ++n) images_at<Terms>(pass, strip, top - n, slot(top - n));
+    for (int n = 0; n < count; ++n) images_at<Terms>(pass, strip, top - n, row(top - n));
     walk<L>(
-        p, state, count, [&](int n) { return slot(top - n); },
-        [&](int n) { return slot(std::min(top - n + r + 1, hi)); },
+        p, state, count, [&](int n) { return row(top - n); }, [&](int n) { return row(std::min(top - n + r + 1, hi)); },
         [&](int n, int l, V y, V x) {
           if (top - n <= last) after[size_t(top - n - first) * L + l] = y - x * p.centre;
         });
   }
-  images_at<Terms>(pass, strip, 0, slot(0));
-  for (int l = 0; l < L; ++l) state[l].start(p, slot(0)[l]);
-  // Rows above the output (warm-up) in runs of W, then the output rows in
+  for (int i = 0; i < first; ++i) images_at<Terms>(pass, strip, i, row(i));
+  for (int l = 0; l < L; ++l) state[l].start(p, row(0)[l]);
+  // Rows above the output (warm-up) in one run, then the output rows in
   // runs of W that are the blocks.
   for (int begin = 0; begin <= last;) {
-    const int end = begin < first ? std::min(first, begin + W) : std::min(last + 1, begin + W);
-    for (int i = begin; i < end; ++i) images_at<Terms>(pass, strip, i, slot(i));
+    const int end = begin < first ? first : std::min(last + 1, begin + W);
     walk<L>(
-        p, state, end - begin, [&](int n) { return slot(begin + n); },
-        [&](int n) { return slot(std::max(begin + n - r - 1, 0)); },
+        p, state, end - begin, [&](int n) { return row(begin + n); },
+        [&](int n) { return row(std::max(begin + n - r - 1, 0)); },
         [&](int n, int l, V y, V) {
           const int j = begin + n - first;
           if (j >= 0) tile[size_t(j % W) * L + l] = after[size_t(j) * L + l] + y;
@@ -367,6 +365,7 @@ void rows(const FourierPass& pass, int block, FourierScratch& scratch) {
     // time; the anticausal halves, then the sums, in `half` (column x at x L).
     constexpr int kTileColumns = 64;
     V* const half = reinterpret_cast<V*>(scratch.lanes.data());
+    V sums[kTileColumns * L];  // the run's sums (L1), combined once the run is walked
     FourierRecursion<V> state[L];
     for (int l = 0; l < L; ++l) state[l].start(p, column(width - 1)[l]);
     for (int end = width; end > 0; end -= kTileColumns) {  // columns end - 1, end - 2, ..
@@ -384,11 +383,8 @@ void rows(const FourierPass& pass, int block, FourierScratch& scratch) {
       walk<L>(
           p, state, count, [&](int n) { return column(begin + n); },
           [&](int n) { return column(std::max(begin + n - r - 1, 0)); },
-          [&](int n, int l, V value, V) {
-            V& sum = half[size_t(begin + n) * L + l];
-            sum = sum + value;
-          });
-      for (int x = begin; x < begin + count; ++x) combine(x, half + size_t(x) * L);
+          [&](int n, int l, V value, V) { sums[n * L + l] = half[size_t(begin + n) * L + l] + value; });
+      for (int n = 0; n < count; ++n) combine(begin + n, sums + n * L);
     }
   } else {
     const float* taps = pass.taps;
