@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "fourier.h"
+#include "fourier_cpu.h"
 #include "fourier_design.h"
 #include "range_kernels.h"
 #include "reference/fourier_reference.h"
@@ -144,6 +146,47 @@ TEST(FourierCpu, MatchesFormulaReference) {
             max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_settings(f, shape)), got);
         EXPECT_LE(d.max_abs, 2e-4) << d.describe();
       }
+}
+
+// The CPU runs a channel's N terms in passes of up to eight (fourier_cpu.cpp:
+// N = 9 as 5 and 4, N = 17 as 6, 6 and 5), each pass compiled for its own
+// term count: N = 1 to 17 reach every one of them, alone and beside others,
+// with and without alpha, by the taps and by the recursion, at widths and
+// heights that are no multiple of a vector (W = 4, 8, 16).
+TEST(FourierCpu, EveryPassSizeMatchesFormulaReference) {
+  EW_SEEDED_RNG(rng);
+  const ImageShape shapes[] = {{37, 19, 4}, {70, 23, 1}, {17, 41, 2}};
+  for (int terms = 1; terms <= 17; ++terms) {
+    FourierParameters f;
+    f.terms = terms;
+    f.sigma_s = terms % 2 ? 1.7f : 3.1f;
+    f.sigma_r = 30.0f;
+    f.kernel = terms % 3 ? RangeKernel::gaussian : RangeKernel::tukey;
+    const ImageShape shape = shapes[size_t(terms) % 3];
+    SCOPED_TRACE(describe(f, shape));
+    const FloatImage image = random_image(rng, shape);
+    const FloatImage got = run_whole(fourier_spec(f), image);
+    const Difference d =
+        max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_settings(f, shape)), got);
+    EXPECT_LE(d.max_abs, 2e-4) << d.describe();
+  }
+}
+
+// tests/CMakeLists.txt runs the FourierCpu tests again with EDGEWISE_CPU_ISA
+// set to generic and to avx2 (cpu_dispatch.cpp: a cap, never above the
+// machine's); unset, they run the machine's widest. So every build of the
+// passes this machine runs is tested. This checks which one ran: the asked
+// set's, or the widest when none is asked; a set the machine lacks skips.
+TEST(FourierCpu, PassesOfTheAskedInstructionSet) {
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const char* asked = std::getenv("EDGEWISE_CPU_ISA");
+  std::string isa = asked && *asked ? asked : avx512 ? "avx512" : avx2 ? "avx2" : "generic";
+  if ((isa == "avx512" && !avx512) || (isa == "avx2" && !avx2))
+    GTEST_SKIP() << "this CPU has no " << isa << ": its passes are not tested here";
+  EXPECT_EQ(std::string(edgewise::cpu::instruction_set()), isa);
+  EXPECT_EQ(edgewise::cpu::select_fourier_passes().lanes, isa == "avx512" ? 16 : isa == "avx2" ? 8 : 4);
 }
 
 // With sigma-r at its maximum the range kernel is flat: the filter is the
