@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -33,6 +34,20 @@ void FourierBuffer::reserve(size_t floats) {
   if (alignment == kHuge) madvise(data_.get(), bytes, MADV_HUGEPAGE);
 #endif
   size_ = floats;
+}
+
+std::vector<float> fourier_pole_powers(const FourierParams& p) {
+  const size_t n = size_t(p.radius) + 1;
+  std::vector<float> powers(p.recursive ? 4 * n : 0);
+  for (int i = 0; i < 2 && p.recursive; ++i) {
+    const std::complex<double> z(p.pole_re[i], p.pole_im[i]);
+    std::complex<double> power = 1.0;
+    for (size_t m = 0; m < n; ++m, power *= z) {
+      powers[2 * size_t(i) * n + m] = float(power.real());
+      powers[(2 * size_t(i) + 1) * n + m] = float(power.imag());
+    }
+  }
+  return powers;
 }
 
 FourierPasses select_fourier_passes() {
@@ -90,7 +105,11 @@ ScratchFloats scratch_floats(const FourierParams& p, int lanes, int images, int 
 class FourierKernel : public BandKernel {
  public:
   FourierKernel(const FourierPlan& plan, const KernelContext& context)
-      : plan_(plan), context_(context), passes_(select_fourier_passes()), scratch_(size_t(threads())) {
+      : plan_(plan),
+        context_(context),
+        passes_(select_fourier_passes()),
+        powers_(fourier_pole_powers(plan.params)),
+        scratch_(size_t(threads())) {
     const FourierParams& p = plan.params;
     const int lanes = passes_.lanes, width = plan.shape.width;
     const size_t blocks = size_t((context.band_rows + lanes - 1) / lanes);
@@ -116,6 +135,7 @@ class FourierKernel : public BandKernel {
     FourierPass pass;
     pass.params = &p;
     pass.taps = plan_.taps.data();
+    pass.powers = powers_.data();
     pass.alpha = p.has_alpha ? input.row(p.color_channels, 0) : nullptr;
     pass.stride = size_t(input.width);
     pass.rows = input.rows;
@@ -195,6 +215,7 @@ class FourierKernel : public BandKernel {
   const FourierPlan& plan_;
   KernelContext context_;
   FourierPasses passes_;
+  std::vector<float> powers_;
   std::vector<FourierScratch> scratch_;
   FourierBuffer blurred_, alpha_mass_, sums_;
 };

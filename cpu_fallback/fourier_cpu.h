@@ -64,6 +64,9 @@ struct FourierPass {
   const FourierParams* params = nullptr;
   const FourierChannel* channel = nullptr;  // null in the alpha pass
   const float* taps = nullptr;              // the direct taps (not recursive)
+  // The recursion's pole powers z_i^m, m = 0..r: Re and Im of section 0,
+  // then of section 1, r + 1 floats each (fourier_pole_powers).
+  const float* powers = nullptr;
   FourierGroupTerms terms;
   float a0 = 0;                   // a_0 of the channel: D starts at a_0 A
   bool first = true, last = true;  // the channel's first and last pass
@@ -83,6 +86,11 @@ struct FourierPass {
   float* output = nullptr;
   size_t output_stride = 0;
 };
+
+// The recursion's pole powers for FourierPass::powers (in double, then
+// rounded): where a walk starts with r + 1 samples behind it, its state is
+// their sum weighted by these.
+std::vector<float> fourier_pole_powers(const FourierParams& p);
 
 // One thread's working memory, sized by the band kernel (fourier_scratch_floats).
 struct FourierScratch {

@@ -194,10 +194,35 @@ inline void walk(const FourierParams& p, FourierRecursion<V>* state, int count, 
   }
 }
 
-// The recursion: anticausal from the band's last row (a clamp-to-edge
-// start) up to the first output row, its halves kept (less the centre tap,
-// which the causal part holds too); then causal from the band's first row
-// down, each output row the sum of both. Rows go W at a time (their images
+// The state of a recursion with r + 1 samples behind it: the truncated
+// recursion holds exactly their sum, u = sum_{m=0..r} z^m x_m (x_m the m-th
+// sample back), taken here from the powers of the poles (FourierPass::powers)
+// at four FMAs a sample and image, where walking those samples from a
+// clamp-to-edge start took sixteen and produced outputs nobody read.
+template <int L, class Sample>
+inline void window_state(const FourierPass& pass, FourierRecursion<V>* state, Sample sample) {
+  const int r = pass.params->radius;
+  const size_t n = size_t(r) + 1;
+  const float *re0 = pass.powers, *im0 = re0 + n, *re1 = im0 + n, *im1 = re1 + n;
+  for (int l = 0; l < L; ++l) {
+    FourierSection<V> a{}, b{};
+    for (int m = r; m >= 0; --m) {  // the smallest weights first
+      const V x = sample(m)[l];
+      a.re += re0[m] * x;
+      a.im += im0[m] * x;
+      b.re += re1[m] * x;
+      b.im += im1[m] * x;
+    }
+    state[l].section[0] = a;
+    state[l].section[1] = b;
+  }
+}
+
+// The recursion: anticausal up from the last output row, from the window of
+// the r + 1 rows below it (clamped to the band), its halves kept (less the
+// centre tap, which the causal part holds too); then causal down from the
+// first output row, from the window above it (clamped to the band's first
+// row), each output row the sum of both. Rows go W at a time (their images
 // computed, then walked). The strip's images are kept for the whole band
 // (`images`, band row i at i L): the causal walk reads the anticausal
 // walk's, and both find the samples that leave the truncated window there.
@@ -212,32 +237,27 @@ void columns_recursive(const FourierPass& pass, int x0, FourierScratch& scratch)
   auto row = [&](int i) { return images + size_t(i) * L; };
   const Strip strip = copy_strip(pass, x0, scratch.strip.data());
   FourierRecursion<V> state[L];
-  images_at<Terms>(pass, strip, hi, row(hi));
-  for (int l = 0; l < L; ++l) state[l].start(p, row(hi)[l]);
-  for (int top = hi; top >= first; top -= W) {  // rows top, top - 1, ..
+  for (int i = hi; i > last; --i) images_at<Terms>(pass, strip, i, row(i));
+  window_state<L>(pass, state, [&](int m) { return row(std::min(last + 1 + m, hi)); });
+  for (int top = last; top >= first; top -= W) {  // rows top, top - 1, ..
     const int count = std::min(W, top - first + 1);
     for (int n = 0; n < count; ++n) images_at<Terms>(pass, strip, top - n, row(top - n));
     walk<L>(
         p, state, count, [&](int n) { return row(top - n); }, [&](int n) { return row(std::min(top - n + r + 1, hi)); },
-        [&](int n, int l, V y, V x) {
-          if (top - n <= last) after[size_t(top - n - first) * L + l] = y - x * p.centre;
-        });
+        [&](int n, int l, V y, V x) { after[size_t(top - n - first) * L + l] = y - x * p.centre; });
   }
   for (int i = 0; i < first; ++i) images_at<Terms>(pass, strip, i, row(i));
-  for (int l = 0; l < L; ++l) state[l].start(p, row(0)[l]);
-  // Rows above the output (warm-up) in one run, then the output rows in
-  // runs of W that are the blocks.
-  for (int begin = 0; begin <= last;) {
-    const int end = begin < first ? first : std::min(last + 1, begin + W);
+  window_state<L>(pass, state, [&](int m) { return row(std::max(first - 1 - m, 0)); });
+  for (int begin = first; begin <= last; begin += W) {  // the output rows in runs of W: the blocks
+    const int count = std::min(W, last + 1 - begin);
     walk<L>(
-        p, state, end - begin, [&](int n) { return row(begin + n); },
+        p, state, count, [&](int n) { return row(begin + n); },
         [&](int n) { return row(std::max(begin + n - r - 1, 0)); },
         [&](int n, int l, V y, V) {
           const int j = begin + n - first;
-          if (j >= 0) tile[size_t(j % W) * L + l] = after[size_t(j) * L + l] + y;
+          tile[size_t(n) * L + l] = after[size_t(j) * L + l] + y;
         });
-    if (begin >= first) flush_tile<L>(pass, (begin - first) / W, x0, tile);
-    begin = end;
+    flush_tile<L>(pass, (begin - first) / W, x0, tile);
   }
 }
 
