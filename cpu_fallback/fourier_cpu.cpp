@@ -191,9 +191,12 @@ class FourierKernel : public BandKernel {
 #pragma omp parallel num_threads(threads())
     {
       FourierScratch& scratch = scratch_[size_t(omp_get_thread_num())];
-#pragma omp for schedule(static)
+      // Dynamic: a strip or block is the same work on any thread (results do
+      // not depend on which), and on a shared machine the threads do not
+      // progress alike; static halves left one waiting at each barrier.
+#pragma omp for schedule(dynamic, 4)
       for (int strip = 0; strip < strips; ++strip) passes.columns(pass, strip * lanes, scratch);
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
       for (int block = 0; block < blocks; ++block) passes.rows(pass, block, scratch);
     }
   }
