@@ -119,34 +119,38 @@ Plane gaussian(const Plane& in, double sigma) {
 }
 
 // Block means over s x s, the Gaussian at the reduced resolution, bilinear
-// back; factor 1 is the full-resolution Gaussian itself (the control).
+// back; factor 1 is the full-resolution Gaussian itself (the control). The
+// reduced grid reaches beyond the image by the reduced window (and the
+// interpolation's block), its blocks the means of clamped full-resolution
+// samples: clamp-to-edge as the exact filter has it, the edge pixel repeated
+// (clamping the reduced grid instead would repeat a block's mean, which at
+// sigma-s 64 on a 256-pixel photo weighs half of every border window).
 Plane reduced_blur(const Plane& in, double sigma_s, int s) {
   if (s == 1) return gaussian(in, sigma_s);
-  const int w = (in.width + s - 1) / s, h = (in.height + s - 1) / s;
+  const double sigma = std::sqrt(sigma_s * sigma_s - (double(s) * s - 1.0) / 12.0) / s;
+  const int pad = int(std::ceil(4.0 * sigma)) + 2;
+  const int w = (in.width + s - 1) / s + 2 * pad, h = (in.height + s - 1) / s + 2 * pad;
   Plane low(w, h);
   for (int j = 0; j < h; ++j)
     for (int i = 0; i < w; ++i) {
       double sum = 0.0;
-      int count = 0;
-      for (int y = j * s; y < std::min(in.height, (j + 1) * s); ++y)
-        for (int x = i * s; x < std::min(in.width, (i + 1) * s); ++x, ++count) sum += in.at(x, y);
-      low.at(i, j) = sum / count;
+      for (int y = (j - pad) * s; y < (j - pad + 1) * s; ++y)
+        for (int x = (i - pad) * s; x < (i - pad + 1) * s; ++x)
+          sum += in.at(std::clamp(x, 0, in.width - 1), std::clamp(y, 0, in.height - 1));
+      low.at(i, j) = sum / (double(s) * s);
     }
-  const double variance = sigma_s * sigma_s - (double(s) * s - 1.0) / 12.0;
-  const Plane blurred = gaussian(low, std::sqrt(variance) / s);
+  const Plane blurred = gaussian(low, sigma);
   Plane out(in.width, in.height);
   for (int y = 0; y < in.height; ++y) {
-    const double fy = (y + 0.5) / s - 0.5;
+    const double fy = (y + 0.5) / s - 0.5 + pad;
     const int j0 = int(std::floor(fy));
     const double ty = fy - j0;
-    const int ja = std::clamp(j0, 0, h - 1), jb = std::clamp(j0 + 1, 0, h - 1);
     for (int x = 0; x < in.width; ++x) {
-      const double fx = (x + 0.5) / s - 0.5;
+      const double fx = (x + 0.5) / s - 0.5 + pad;
       const int i0 = int(std::floor(fx));
       const double tx = fx - i0;
-      const int ia = std::clamp(i0, 0, w - 1), ib = std::clamp(i0 + 1, 0, w - 1);
-      out.at(x, y) = (1 - ty) * ((1 - tx) * blurred.at(ia, ja) + tx * blurred.at(ib, ja)) +
-                     ty * ((1 - tx) * blurred.at(ia, jb) + tx * blurred.at(ib, jb));
+      out.at(x, y) = (1 - ty) * ((1 - tx) * blurred.at(i0, j0) + tx * blurred.at(i0 + 1, j0)) +
+                     ty * ((1 - tx) * blurred.at(i0, j0 + 1) + tx * blurred.at(i0 + 1, j0 + 1));
     }
   }
   return out;
