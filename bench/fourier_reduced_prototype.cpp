@@ -12,9 +12,11 @@
 // the filter itself (float outputs on the 0-255 scale, borders included),
 // beside the filter's own PSNR.
 //
-// Usage: fourier_reduced_prototype [--sigma-s LIST] [--sigma-r LIST] [--factors LIST] [--images LIST]
+// Usage: fourier_reduced_prototype [--sigma-s LIST] [--sigma-r LIST] [--factors LIST] [--kernels LIST]
+//                                  [--images LIST]
 // (comma-separated; defaults: sigma-s 8,16,32,64, sigma-r 25, factors
-// 2,4,8,16 (each where sigma-s / factor >= 2), the three photos of tests/data)
+// 2,4,8,16 (each where sigma-s / factor >= 2), gaussian, the three photos of
+// tests/data)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -198,6 +200,7 @@ FloatImage prototype(const FloatImage& image, const FourierPlan& plan, double si
 int main(int argc, char** argv) {
   std::vector<double> sigma_s = {8, 16, 32, 64}, sigma_r = {25}, factors = {2, 4, 8, 16};
   std::vector<std::string> images = {"astronaut.png", "camera.png", "astronaut_noisy.png"};
+  std::vector<std::string> kernels = {"gaussian"};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--sigma-s")
@@ -208,45 +211,53 @@ int main(int argc, char** argv) {
       factors = numbers(value);
     else if (flag == "--images")
       images = words(value);
+    else if (flag == "--kernels")
+      kernels = words(value);
     else {
       std::fprintf(stderr, "fourier_reduced_prototype: unknown option %s\n", flag.c_str());
       return 2;
     }
   }
-  std::printf("| photo | sigma-r | sigma-s | N | filter dB | full-resolution double dB |");
+  std::printf("| photo | kernel | sigma-r | sigma-s | N | filter dB | full-resolution double dB |");
   for (double s : factors) std::printf(" factor %g dB |", s);
-  std::printf("\n|---|---|---|---|---|---|");
+  std::printf("\n|---|---|---|---|---|---|---|");
   for (size_t i = 0; i < factors.size(); ++i) std::printf("---|");
   std::printf("\n");
   for (const std::string& name : images) {
     const FloatImage photo = load(std::string(EDGEWISE_SOURCE_DIR "/tests/data/") + name);
-    for (double r : sigma_r)
-      for (double s : sigma_s) {
-        BilateralParameters b;
-        b.mode = ColorMode::per_channel;
-        b.sigma_s = float(s);
-        b.sigma_r = float(r);
-        b.radius = int(std::ceil(4.0 * s));
-        const FloatImage exact = b.radius <= 128 ? run(bilateral_spec(b), photo)
-                                                 : edgewise_bench::exact_wide(photo, b.kernel, s, r, b.radius);
-        FourierParameters f;
-        f.sigma_s = float(s);
-        f.sigma_r = float(r);
-        const FilterSpec spec = fourier_spec(f);
-        const auto plan = make_plan(spec, photo.shape());
-        const auto& fp = static_cast<const FourierPlan&>(*plan);
-        std::printf("| %s | %g | %g | %d | %.1f | %.1f |", name.c_str(), r, s, fp.params.terms,
-                    psnr(exact, run(spec, photo)), psnr(exact, prototype(photo, fp, s, 1)));
-        for (double factor : factors) {
-          if (s / factor < 2.0) {
-            std::printf(" - |");
-            continue;
+    for (const std::string& kernel_name : kernels)
+      for (double r : sigma_r)
+        for (double s : sigma_s) {
+          RangeKernel kernel = RangeKernel::gaussian;
+          for (int k = 0; k < 4; ++k)
+            if (kernel_name == to_string(RangeKernel(k))) kernel = RangeKernel(k);
+          BilateralParameters b;
+          b.mode = ColorMode::per_channel;
+          b.kernel = kernel;
+          b.sigma_s = float(s);
+          b.sigma_r = float(r);
+          b.radius = int(std::ceil(4.0 * s));
+          const FloatImage exact = b.radius <= 128 ? run(bilateral_spec(b), photo)
+                                                   : edgewise_bench::exact_wide(photo, b.kernel, s, r, b.radius);
+          FourierParameters f;
+          f.kernel = kernel;
+          f.sigma_s = float(s);
+          f.sigma_r = float(r);
+          const FilterSpec spec = fourier_spec(f);
+          const auto plan = make_plan(spec, photo.shape());
+          const auto& fp = static_cast<const FourierPlan&>(*plan);
+          std::printf("| %s | %s | %g | %g | %d | %.1f | %.1f |", name.c_str(), to_string(kernel), r, s,
+                      fp.params.terms, psnr(exact, run(spec, photo)), psnr(exact, prototype(photo, fp, s, 1)));
+          for (double factor : factors) {
+            if (s / factor < 2.0) {
+              std::printf(" - |");
+              continue;
+            }
+            std::printf(" %.1f |", psnr(exact, prototype(photo, fp, s, int(factor))));
           }
-          std::printf(" %.1f |", psnr(exact, prototype(photo, fp, s, int(factor))));
+          std::printf("\n");
+          std::fflush(stdout);
         }
-        std::printf("\n");
-        std::fflush(stdout);
-      }
   }
   return 0;
 }

@@ -33,8 +33,8 @@ constexpr int kFourierMaxLanes = 16;  // the widest vector (AVX-512), for buffer
 // or (count 0) the alpha pass, whose one image is alpha.
 struct FourierGroupTerms {
   int first = 0, count = 0;
-  float base = 0;             // term 1's frequency 1 / T: the rotations' step
-  float first_frequency = 0;  // term `first`'s, first / T
+  float base = 0;                         // term 1's frequency 1 / T: the rotations' step
+  float first_frequency = 0;              // term `first`'s, first / T
   float cosine[kFourierGroupTerms] = {};  // a_k
   float sine[kFourierGroupTerms] = {};    // b_k
 };
@@ -68,7 +68,7 @@ struct FourierPass {
   // then of section 1, r + 1 floats each (fourier_pole_powers).
   const float* powers = nullptr;
   FourierGroupTerms terms;
-  float a0 = 0;                   // a_0 of the channel: D starts at a_0 A
+  float a0 = 0;                    // a_0 of the channel: D starts at a_0 A
   bool first = true, last = true;  // the channel's first and last pass
   // The band: centred samples and alpha (or null), band row i at + i * stride.
   const float* samples = nullptr;
@@ -79,9 +79,9 @@ struct FourierPass {
   int out_rows = 0;
   // Block layout: output rows in blocks of W; block b, column x, image l
   // at ((b * width + x) * images + l) * W, one float a row of the block.
-  float* blurred = nullptr;      // the column pass's images
-  float* alpha_mass = nullptr;   // A (1 image), written by the alpha pass; null without alpha
-  float* sums = nullptr;         // D and E (2 images) between passes of one channel, or null
+  float* blurred = nullptr;     // the column pass's images
+  float* alpha_mass = nullptr;  // A (1 image), written by the alpha pass; null without alpha
+  float* sums = nullptr;        // D and E (2 images) between passes of one channel, or null
   // The last pass writes the channel's output: output row j at output + j * output_stride.
   float* output = nullptr;
   size_t output_stride = 0;

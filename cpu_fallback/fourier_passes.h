@@ -377,8 +377,7 @@ void rows(const FourierPass& pass, int block, FourierScratch& scratch) {
   const V* const blurred = reinterpret_cast<const V*>(pass.blurred) + size_t(block) * size_t(width) * L;
   auto column = [&](int x) { return blurred + size_t(x) * L; };
   if (Terms > 0) transpose_in(pass, pass.samples, block, scratch.samples.data());
-  const Combine<Terms> combine{pass, scratch.samples.data(), scratch.result.data(),
-                               size_t(block) * size_t(width) * W};
+  const Combine<Terms> combine{pass, scratch.samples.data(), scratch.result.data(), size_t(block) * size_t(width) * W};
   V y[L];
   if (p.recursive) {
     // In runs of kTileColumns columns, each walked kWalkImages images at a
