@@ -92,14 +92,10 @@ inline V load_columns(const float* row, int x0, int width) {
 // its own sine pair, the next ones by rotation through term 1's angle.
 template <int Terms>
 inline void term_values(const FourierGroupTerms& terms, V u, V (&c)[Terms], V (&s)[Terms]) {
-  c[0] = fourier_term(u, terms.first_frequency, 0.25f);
-  s[0] = fourier_term(u, terms.first_frequency, 0.0f);
+  fourier_term_pair(u, terms.first_frequency, c[0], s[0]);
   if constexpr (Terms > 1) {
     V base_c = c[0], base_s = s[0];
-    if (terms.first != 1) {
-      base_c = fourier_term(u, terms.base, 0.25f);
-      base_s = fourier_term(u, terms.base, 0.0f);
-    }
+    if (terms.first != 1) fourier_term_pair(u, terms.base, base_c, base_s);
     for (int t = 1; t < Terms; ++t) {
       c[t] = c[t - 1];
       s[t] = s[t - 1];

@@ -63,7 +63,8 @@ EW_HD T fourier_term(T centred, F frequency, F phase) {
 }
 
 // cos(w k u) and sin(w k u) together (fourier_term at phases 1/4 and 0).
-// The CPU evaluates the polynomial twice, vectorised across terms. The GPU
+// The CPU evaluates the polynomial twice, vectorised across pixels (for the
+// first term of a pass and for term 1; the rest by fourier_rotate). The GPU
 // reduces the turns once and uses the hardware's cos.approx and sin.approx
 // on [-pi, pi] (absolute error under 2^-21, against the polynomial's 6e-8):
 // the two polynomials were about half of the column kernel's instructions,
