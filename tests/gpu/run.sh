@@ -47,7 +47,9 @@ cmake --build build-gpu -j "$(nproc)" "${targets[@]}" > "$LOGS/build.log" 2>&1 |
 
 if has_step tests; then
   step "tests (GPU suite and the whole CPU suite on this machine)"
-  ctest --test-dir build-gpu --output-on-failure -j 8 --timeout 900 > "$LOGS/ctest.log" 2>&1 || status=1
+  # EDGEWISE_CTEST_REGEX runs the matching tests only (e.g. "Cuda|Gpu|Preview").
+  ctest --test-dir build-gpu --output-on-failure -j 8 --timeout 900 ${EDGEWISE_CTEST_REGEX:+-R "$EDGEWISE_CTEST_REGEX"} \
+    > "$LOGS/ctest.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|Failed|\*\*\*|SKIPPED|Total Test" "$LOGS/ctest.log" | tail -25
 fi
 
