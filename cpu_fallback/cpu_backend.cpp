@@ -40,8 +40,9 @@ class CpuRunner : public BandRunner {
     }
     input_.resize(padded_band_floats(band_rows + 2 * plan.reach, width, plan.pad, planes));
     output_.resize(size_t(band_rows) * size_t(width) * size_t(planes));
-    for (const ExtraOutput& extra : plan.extra_outputs)
-      extras_.emplace_back(size_t(band_rows) * size_t(width) * size_t(extra.channels));
+    extras_.resize(plan.extra_outputs.size());
+    for (size_t e = 0; e < extras_.size(); ++e)
+      extras_[e].resize(size_t(band_rows) * size_t(width) * size_t(plan.extra_outputs[e].channels));
     kernel_ = entry.make(plan, context_);
   }
 
@@ -69,8 +70,8 @@ class CpuRunner : public BandRunner {
  private:
   const Plan& plan_;
   KernelContext context_;
-  std::vector<float> input_, output_;
-  std::vector<std::vector<float>> extras_;
+  BandMemory input_, output_;
+  std::vector<BandMemory> extras_;
   std::unique_ptr<BandKernel> kernel_;
   std::unique_ptr<RowStreamKernel> stream_;
 };
@@ -88,9 +89,10 @@ class CpuBackend : public Backend {
     return find_kernel(plan.family) ? "" : "the CPU backend has no kernel for the " + plan.family + " filters";
   }
 
-  // One band at a time, its padded input around 16 MiB: small enough that a
-  // band's unpack, filter and pack stay near the cache and its buffers are
-  // reused, large enough that halo rows cost little. A filter of long reach
+  // One band at a time, its padded input around 16 MiB (or the family's
+  // band_bytes): small enough that a band's unpack, filter and pack stay
+  // near the cache and its buffers are reused, large enough that halo rows
+  // cost little. A filter of long reach
   // (the Fourier filter's window, ceil(4 sigma-s) up to 400 rows) gets what
   // bands four reaches tall take, so its halos never cost more than half
   // again, rather than bands a few rows tall or none at all.
@@ -105,7 +107,7 @@ class CpuBackend : public Backend {
     const BandCost cost = plan.band_cost();
     const size_t needed =
         (cost.fixed + cost.per_row * tall) * sizeof(float) + budget.own.fixed + budget.own.per_row * tall;
-    budget.bytes = std::max(size_t(48) << 20, needed);
+    budget.bytes = std::max(entry && entry->band_bytes ? entry->band_bytes : size_t(48) << 20, needed);
     budget.name = "CPU band memory";
     return budget;
   }
