@@ -11,7 +11,9 @@ enum class Isa { generic, avx2, avx512 };
 Isa detect() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
+  // The AVX-512 units are built with F, VL and DQ.
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+    return Isa::avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
 #endif
   return Isa::generic;
