@@ -34,9 +34,11 @@ inline vec<N> load(const float* p) {
   return v;
 }
 
+// x - 0 is x for every x (-0 and NaN included), so GCC emits one broadcast;
+// 0 + x, which is not x for x = -0, costs a scalar add first, in every tap.
 template <int N>
 inline vec<N> splat(float x) {
-  return vec<N>{} + x;
+  return x - vec<N>{};
 }
 
 // Writes the first `count` lanes: the row's last vector may overhang.
