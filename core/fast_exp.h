@@ -46,7 +46,11 @@ EW_HD float ew_exp2(float x) {
 }
 
 #if !defined(__CUDACC__) && defined(EW_LANE_WIDTH)
+// Units of one lane width may build different definitions (the bilateral
+// rows with AVX-512 DQ, the others without): each in an inline namespace
+// named after it, so no two units' copies of different code share a name.
 #if EW_LANE_WIDTH == 16 && defined(__AVX512F__) && defined(__AVX512DQ__)
+inline namespace exp2_scalef {
 // AVX-512 (a translation unit built with -mavx512dq): n and f = x - n come
 // from VRNDSCALEPS and VREDUCEPS, and VSCALEFPS multiplies by 2^n, taking
 // weights below 2^-126 through the subnormals to 0 (x = -inf gives f = 0,
@@ -69,8 +73,11 @@ inline float_lanes<16> ew_exp2(float_lanes<16> x) {
   p = p * f + 1.000000071e+00f;
   return float_lanes<16>(_mm512_maskz_scalef_ps(kAll, __m512(p), n));
 }
+}  // namespace exp2_scalef
 #else
+inline namespace exp2_polynomial {
 inline float_lanes<EW_LANE_WIDTH> ew_exp2(float_lanes<EW_LANE_WIDTH> x) { return exp2_poly(x); }
+}  // namespace exp2_polynomial
 #endif
 #endif
 
