@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "band_io.h"
 #include "cpu_kernels.h"
+#include "cpu_sample_rows.h"
 
 namespace edgewise::cpu {
 
@@ -54,15 +55,15 @@ class CpuRunner : public BandRunner {
     const int width = plan_.shape.width, planes = plan_.shape.channels;
     PaddedBand input = describe_padded_band(task.y0 - plan_.reach, task.rows + 2 * plan_.reach, width, plan_.pad,
                                             planes, input_.data());
-    unpack_rows(task.input, plan_.shape.height, input, context_.parallel);
+    unpack_rows(task.input, plan_.shape.height, input, context_.parallel, &sample_rows());
     const OutputBand output = describe_output_band(task.y0, task.rows, width, planes, output_.data());
     std::vector<OutputBand> extras;
     for (size_t e = 0; e < extras_.size(); ++e)
       extras.push_back(
           describe_output_band(task.y0, task.rows, width, plan_.extra_outputs[e].channels, extras_[e].data()));
     kernel_->run(input, output, extras);
-    pack_rows(output, task.output, context_.parallel);
-    for (size_t e = 0; e < extras.size(); ++e) pack_rows(extras[e], task.extras[e], context_.parallel);
+    pack_rows(output, task.output, context_.parallel, &sample_rows());
+    for (size_t e = 0; e < extras.size(); ++e) pack_rows(extras[e], task.extras[e], context_.parallel, &sample_rows());
   }
 
   void wait(int) override {}  // submit() finished the band

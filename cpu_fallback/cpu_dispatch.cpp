@@ -1,5 +1,6 @@
 #include "bilateral_cpu.h"
 #include "color_rows.h"
+#include "cpu_sample_rows.h"
 #include "nlm_cpu.h"
 
 namespace edgewise::cpu {
@@ -63,6 +64,20 @@ const ColorRows& color_rows() {
         return avx2::color_rows();
       default:
         return generic::color_rows();
+    }
+  }();
+  return rows;
+}
+
+const SampleRows& sample_rows() {
+  static const SampleRows rows = [] {
+    switch (detect()) {
+      case Isa::avx512:
+        return avx512::sample_rows();
+      case Isa::avx2:
+        return avx2::sample_rows();
+      default:
+        return generic::sample_rows();
     }
   }();
   return rows;
