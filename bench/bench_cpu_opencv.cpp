@@ -28,6 +28,7 @@
 #include "bilateral.h"
 #include "engine.h"
 #include "float_image.h"
+#include "image_buffer.h"
 #include "wall_timing.h"
 
 using edgewise_bench::median_ms;
@@ -39,6 +40,16 @@ long disk_taps(int r) {
   for (int i = -r; i <= r; ++i)
     for (int j = -r; j <= r; ++j) taps += (i * i + j * j <= r * r);
   return taps;
+}
+
+// The photo as the CLI holds an 8-bit file: interleaved R'G'B' bytes.
+std::vector<uint8_t> to_rgb8(const cv::Mat& bgr8) {
+  std::vector<uint8_t> rgb(size_t(bgr8.cols) * size_t(bgr8.rows) * 3);
+  for (int y = 0; y < bgr8.rows; ++y)
+    for (int x = 0; x < bgr8.cols; ++x)
+      for (int c = 0; c < 3; ++c)
+        rgb[(size_t(y) * size_t(bgr8.cols) + size_t(x)) * 3 + size_t(c)] = bgr8.at<cv::Vec3b>(y, x)[2 - c];
+  return rgb;
 }
 
 edgewise::FloatImage to_float_rgb(const cv::Mat& bgr8) {
@@ -93,6 +104,7 @@ int main(int argc, char** argv) {
   cv::setNumThreads(threads);
   const edgewise::FloatImage input = to_float_rgb(src8);
   edgewise::FloatImage output(input.shape());
+  std::vector<uint8_t> rgb8 = to_rgb8(src8), out8(rgb8.size());
   const double megapixels = double(src8.cols) * src8.rows / 1e6;
   const float sigma_r = 30.0f;  // code values
 
@@ -139,6 +151,18 @@ int main(int argc, char** argv) {
       const std::string name = std::string("edgewise ") + edgewise::to_string(mode);
       std::printf("%-3d %-21s %6ld %10.1f %10.2f %14s %12s\n", r, name.c_str(), square, ms, rate(square, ms), ratio8,
                   per_tap8);
+    }
+    if (only_mode.empty() || only_mode == "rgb") {
+      // Not a goal's row: rgb from and into 8-bit buffers in memory, as the
+      // CLI runs an 8-bit file (rows read in place, no float stream copies).
+      EdgewiseRun run = edgewise_run(edgewise::ColorMode::rgb, r, sigma_r, threads);
+      const edgewise::ImageBuffer in{rgb8.data(), input.shape(), edgewise::SampleType::u8, 0};
+      const edgewise::ImageBuffer out{out8.data(), input.shape(), edgewise::SampleType::u8, 0};
+      const double ms = median_ms([&] { edgewise::run_filter(run.spec, in, out, run.options); }, repeats);
+      char ratio8[64];
+      std::snprintf(ratio8, sizeof ratio8, "%.2f / %.2f", ms / cv8, ms / cv32);
+      std::printf("%-3d %-21s %6ld %10.1f %10.2f %14s %12s\n", r, "(edgewise rgb u8 buf)", square, ms, rate(square, ms),
+                  ratio8, "");
     }
   }
   std::printf("ratios are edgewise / opencv-8u and edgewise / opencv-32f; below 1 Edgewise is faster\n");
