@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "sample_rows.h"
+
 namespace edgewise {
 
 namespace {
@@ -14,27 +16,8 @@ void for_rows(int count, const ParallelRows& parallel, const std::function<void(
     body(0, count);
 }
 
-template <class Sample>
-void unpack_row(const unsigned char* raw, int width, int channels, float* const* dst) {
-  const Sample* src = reinterpret_cast<const Sample*>(raw);
-  for (int x = 0; x < width; ++x)
-    for (int c = 0; c < channels; ++c) dst[c][x] = sample_to_float(src[size_t(x) * size_t(channels) + size_t(c)]);
-}
-
-template <class Sample>
-void pack_row(const float* const* src, int width, int channels, unsigned char* raw) {
-  Sample* dst = reinterpret_cast<Sample*>(raw);
-  for (int x = 0; x < width; ++x)
-    for (int c = 0; c < channels; ++c) {
-      const float v = src[c][x];
-      if constexpr (sizeof(Sample) == 1)
-        dst[size_t(x) * size_t(channels) + size_t(c)] = float_to_u8(v);
-      else if constexpr (sizeof(Sample) == 2)
-        dst[size_t(x) * size_t(channels) + size_t(c)] = float_to_u16(v);
-      else
-        dst[size_t(x) * size_t(channels) + size_t(c)] = v;
-    }
-}
+// The baseline build's row conversions, where the caller hands none.
+const SampleRows kBaselineRows = {unpack_samples, pack_samples};
 
 void fill_padding(const PaddedBand& band, int i) {
   const int width = band.width - 2 * band.pad;
@@ -48,8 +31,10 @@ void fill_padding(const PaddedBand& band, int i) {
 
 }  // namespace
 
-void unpack_rows(const RowSpan& rows, int image_height, PaddedBand& band, const ParallelRows& parallel) {
+void unpack_rows(const RowSpan& rows, int image_height, PaddedBand& band, const ParallelRows& parallel,
+                 const SampleRows* samples) {
   const int width = band.width - 2 * band.pad, channels = band.planes;
+  const SampleRows& convert = samples ? *samples : kBaselineRows;
   for_rows(band.rows, parallel, [&](int begin, int end) {
     float* planes[4];
     for (int i = begin; i < end; ++i) {
@@ -57,39 +42,20 @@ void unpack_rows(const RowSpan& rows, int image_height, PaddedBand& band, const 
                                std::min(image_height, rows.first_row + rows.rows) - 1);
       for (int c = 0; c < channels; ++c) planes[c] = band.row(c, i) + band.pad;
       const unsigned char* raw = rows.row(y);
-      switch (rows.type) {
-        case SampleType::u8:
-          unpack_row<uint8_t>(raw, width, channels, planes);
-          break;
-        case SampleType::u16:
-          unpack_row<uint16_t>(raw, width, channels, planes);
-          break;
-        case SampleType::f32:
-          unpack_row<float>(raw, width, channels, planes);
-          break;
-      }
+      convert.unpack(raw, rows.type, channels, width, planes);
       fill_padding(band, i);
     }
   });
 }
 
-void pack_rows(const OutputBand& band, const RowSpan& rows, const ParallelRows& parallel) {
+void pack_rows(const OutputBand& band, const RowSpan& rows, const ParallelRows& parallel, const SampleRows* samples) {
+  const SampleRows& convert = samples ? *samples : kBaselineRows;
   for_rows(band.rows, parallel, [&](int begin, int end) {
     const float* planes[4];
     for (int i = begin; i < end; ++i) {
       for (int c = 0; c < band.planes; ++c) planes[c] = band.row(c, i);
       unsigned char* raw = rows.row(band.first_row + i);
-      switch (rows.type) {
-        case SampleType::u8:
-          pack_row<uint8_t>(planes, band.width, band.planes, raw);
-          break;
-        case SampleType::u16:
-          pack_row<uint16_t>(planes, band.width, band.planes, raw);
-          break;
-        case SampleType::f32:
-          pack_row<float>(planes, band.width, band.planes, raw);
-          break;
-      }
+      convert.pack(planes, band.planes, band.width, rows.type, raw);
     }
   });
 }

@@ -11,17 +11,23 @@
 
 namespace edgewise {
 
+struct SampleRows;  // sample_rows.h
+
 // Runs body(begin, end) over [0, count) split into pieces, possibly on several
 // threads; the CPU backend supplies OpenMP, the default is one call.
 using ParallelRows = std::function<void(int count, const std::function<void(int begin, int end)>& body)>;
 
 // Fills every row of `band` from `rows` (which holds the image rows the band
 // covers, clipped to the image), clamping rows and columns to the image.
-void unpack_rows(const RowSpan& rows, int image_height, PaddedBand& band, const ParallelRows& parallel = {});
+// `samples`: the row conversions to use (sample_rows.h; the CPU backend's
+// are built for its instruction set), null for core's baseline build.
+void unpack_rows(const RowSpan& rows, int image_height, PaddedBand& band, const ParallelRows& parallel = {},
+                 const SampleRows* samples = nullptr);
 
 // Writes `band`'s rows into `rows` (the same image rows), rounding and
 // clamping to the span's sample type.
-void pack_rows(const OutputBand& band, const RowSpan& rows, const ParallelRows& parallel = {});
+void pack_rows(const OutputBand& band, const RowSpan& rows, const ParallelRows& parallel = {},
+               const SampleRows* samples = nullptr);
 
 // Band rows [first, first + count) of `band` hold computed values: fills
 // their padding columns, and band rows before first and from first + count

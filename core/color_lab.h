@@ -72,7 +72,7 @@ EW_HD T lab_exp2(T x) {
   const T g = f * 0.693147181f;
   const T p =
       1.0f +
-      g * (1.0f + g * (0.5f + g * (1.0f / 6 + g * (1.0f / 24 + g * (1.0f / 120 + g * (1.0f / 720 + g / 5040))))));
+      g * (1.0f + g * (0.5f + g * (1.0f / 6 + g * (1.0f / 24 + g * (1.0f / 120 + g * (1.0f / 720 + g * (1.0f / 5040)))))));
   return lab_float(lab_bits(p) + (lab_bits(shifted) << 23));
 }
 #if defined(__CUDA_ARCH__)

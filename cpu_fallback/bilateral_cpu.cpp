@@ -119,7 +119,7 @@ class BilateralKernel : public BandKernel {
   const BilateralPlan& plan_;
   KernelContext context_;
   RowFunction rows_;
-  std::vector<float> scaled_, next_;
+  BandMemory scaled_, next_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "band_io.h"
 #include "cpu_kernels.h"
+#include "cpu_sample_rows.h"
 
 namespace edgewise::cpu {
 
@@ -40,8 +41,9 @@ class CpuRunner : public BandRunner {
     }
     input_.resize(padded_band_floats(band_rows + 2 * plan.reach, width, plan.pad, planes));
     output_.resize(size_t(band_rows) * size_t(width) * size_t(planes));
-    for (const ExtraOutput& extra : plan.extra_outputs)
-      extras_.emplace_back(size_t(band_rows) * size_t(width) * size_t(extra.channels));
+    extras_.resize(plan.extra_outputs.size());
+    for (size_t e = 0; e < extras_.size(); ++e)
+      extras_[e].resize(size_t(band_rows) * size_t(width) * size_t(plan.extra_outputs[e].channels));
     kernel_ = entry.make(plan, context_);
   }
 
@@ -53,15 +55,15 @@ class CpuRunner : public BandRunner {
     const int width = plan_.shape.width, planes = plan_.shape.channels;
     PaddedBand input = describe_padded_band(task.y0 - plan_.reach, task.rows + 2 * plan_.reach, width, plan_.pad,
                                             planes, input_.data());
-    unpack_rows(task.input, plan_.shape.height, input, context_.parallel);
+    unpack_rows(task.input, plan_.shape.height, input, context_.parallel, &sample_rows());
     const OutputBand output = describe_output_band(task.y0, task.rows, width, planes, output_.data());
     std::vector<OutputBand> extras;
     for (size_t e = 0; e < extras_.size(); ++e)
       extras.push_back(
           describe_output_band(task.y0, task.rows, width, plan_.extra_outputs[e].channels, extras_[e].data()));
     kernel_->run(input, output, extras);
-    pack_rows(output, task.output, context_.parallel);
-    for (size_t e = 0; e < extras.size(); ++e) pack_rows(extras[e], task.extras[e], context_.parallel);
+    pack_rows(output, task.output, context_.parallel, &sample_rows());
+    for (size_t e = 0; e < extras.size(); ++e) pack_rows(extras[e], task.extras[e], context_.parallel, &sample_rows());
   }
 
   void wait(int) override {}  // submit() finished the band
@@ -69,8 +71,8 @@ class CpuRunner : public BandRunner {
  private:
   const Plan& plan_;
   KernelContext context_;
-  std::vector<float> input_, output_;
-  std::vector<std::vector<float>> extras_;
+  BandMemory input_, output_;
+  std::vector<BandMemory> extras_;
   std::unique_ptr<BandKernel> kernel_;
   std::unique_ptr<RowStreamKernel> stream_;
 };
@@ -88,9 +90,10 @@ class CpuBackend : public Backend {
     return find_kernel(plan.family) ? "" : "the CPU backend has no kernel for the " + plan.family + " filters";
   }
 
-  // One band at a time, its padded input around 16 MiB: small enough that a
-  // band's unpack, filter and pack stay near the cache and its buffers are
-  // reused, large enough that halo rows cost little. A filter of long reach
+  // One band at a time, its padded input around 16 MiB (or the family's
+  // band_bytes): small enough that a band's unpack, filter and pack stay
+  // near the cache and its buffers are reused, large enough that halo rows
+  // cost little. A filter of long reach
   // (the Fourier filter's window, ceil(4 sigma-s) up to 400 rows) gets what
   // bands four reaches tall take, so its halos never cost more than half
   // again, rather than bands a few rows tall or none at all.
@@ -105,7 +108,7 @@ class CpuBackend : public Backend {
     const BandCost cost = plan.band_cost();
     const size_t needed =
         (cost.fixed + cost.per_row * tall) * sizeof(float) + budget.own.fixed + budget.own.per_row * tall;
-    budget.bytes = std::max(size_t(48) << 20, needed);
+    budget.bytes = std::max(entry && entry->band_bytes ? entry->band_bytes : size_t(48) << 20, needed);
     budget.name = "CPU band memory";
     return budget;
   }

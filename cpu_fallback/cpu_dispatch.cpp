@@ -4,6 +4,7 @@
 
 #include "bilateral_cpu.h"
 #include "color_rows.h"
+#include "cpu_sample_rows.h"
 #include "nlm_cpu.h"
 
 namespace edgewise::cpu {
@@ -15,7 +16,9 @@ enum class Isa { generic, avx2, avx512 };
 Isa machine() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
+  // The AVX-512 units are built with F, VL and DQ.
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+    return Isa::avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::avx2;
 #endif
   return Isa::generic;
@@ -82,6 +85,20 @@ const ColorRows& color_rows() {
         return avx2::color_rows();
       default:
         return generic::color_rows();
+    }
+  }();
+  return rows;
+}
+
+const SampleRows& sample_rows() {
+  static const SampleRows rows = [] {
+    switch (detect()) {
+      case Isa::avx512:
+        return avx512::sample_rows();
+      case Isa::avx2:
+        return avx2::sample_rows();
+      default:
+        return generic::sample_rows();
     }
   }();
   return rows;

@@ -10,7 +10,7 @@ namespace edgewise::cpu {
 namespace {
 
 const KernelEntry kKernels[] = {
-    {"bilateral", bilateral_own_cost, make_bilateral_kernel, nullptr},
+    {"bilateral", bilateral_own_cost, make_bilateral_kernel, nullptr, kBilateralBandBytes},
     {"nlm", nlm_own_cost, make_nlm_kernel, nullptr},
     {"fourier", fourier_own_cost, make_fourier_kernel, nullptr},
     {"pyramid", pyramid_own_cost, nullptr, make_pyramid_kernel},

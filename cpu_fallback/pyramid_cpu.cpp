@@ -34,6 +34,7 @@
 
 #include "band_io.h"
 #include "color_rows.h"
+#include "cpu_sample_rows.h"
 #include "pyramid_levels.h"
 #include "pyramid_tiles.h"
 
@@ -122,7 +123,7 @@ class PyramidKernel : public RowStreamKernel {
       task.above = k + 1 < levels ? &result_[at + 1].rows() : nullptr;
       if (!empty(task.result_rows)) tiles_.run(task);
     }
-    pack_rows(finished, output, context_.parallel);
+    pack_rows(finished, output, context_.parallel, &sample_rows());
   }
 
   // body(row, line) for rows [first, last], each on one thread.
@@ -143,7 +144,7 @@ class PyramidKernel : public RowStreamKernel {
     for_rows(fresh, width, [&](int i, float*) {
       PaddedBand row = describe_padded_band(i, 1, width, 0, planes, base.row(0, i));
       row.plane_stride = base.plane_stride;
-      unpack_rows(rows, image_height, row);
+      unpack_rows(rows, image_height, row, {}, &sample_rows());
       if (lab) color_rows().to_lab(base.row(0, i), base.row(1, i), base.row(2, i), size_t(width));
     });
   }

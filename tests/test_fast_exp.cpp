@@ -18,6 +18,7 @@
 #include "bilateral.h"
 #include "bilateral_math.h"
 #include "fast_exp.h"
+#include "fast_exp_checks.h"
 #include "lanes.h"
 #include "plan.h"
 #include "range_kernels.h"
@@ -27,54 +28,15 @@ namespace {
 using edgewise::float_lanes;
 using Lanes = float_lanes<8>;
 
-constexpr double kRelativeTolerance = 1e-6;
-constexpr double kLn2 = 0.6931471805599453;
+using edgewise_test::exp2_inputs;
+using edgewise_test::expect_relative_error_below;
+using edgewise_test::kLn2;
+using edgewise_test::kRelativeTolerance;
 
 // Evaluates f on 8 inputs at once through the vector type.
 template <class F>
 std::vector<float> in_lanes(const std::vector<float>& inputs, F f) {
-  std::vector<float> outputs(inputs.size());
-  for (size_t i = 0; i < inputs.size(); i += 8) {
-    Lanes x{};
-    for (size_t k = 0; k < 8; ++k) x[k] = i + k < inputs.size() ? inputs[i + k] : 0.0f;
-    const Lanes y = f(x);
-    for (size_t k = 0; k < 8 && i + k < inputs.size(); ++k) outputs[i + k] = y[k];
-  }
-  return outputs;
-}
-
-// The range e^x, x in [-87, 0], is 2^t for t in [-125.5, 0]; the
-// polynomial clamps at t = -125 (2^-125 is the smallest weight it gives).
-// A uniform grid plus floats on both sides of each half-integer t, where
-// the rounding to n changes, covers the polynomial's interval many times.
-std::vector<float> exp2_inputs() {
-  std::vector<float> inputs;
-  const int steps = 1 << 20;
-  for (int i = 0; i <= steps; ++i) inputs.push_back(float(-125.0 * i / steps));
-  for (int n = 0; n < 125; ++n) {
-    float t = -(float(n) + 0.5f);
-    for (int k = 0; k < 8; ++k) t = std::nextafter(t, 0.0f);
-    for (int k = 0; k < 16; ++k, t = std::nextafter(t, -INFINITY)) inputs.push_back(t);
-  }
-  for (float t : {-125.0f, -1.0f, -0.5f, 0.0f, -0.0f, -FLT_MIN, -1e-30f}) inputs.push_back(t);
-  return inputs;
-}
-
-void expect_relative_error_below(const std::vector<float>& inputs, const std::vector<float>& outputs,
-                                 const char* what) {
-  double worst = 0.0;
-  float worst_t = 0.0f;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const double exact = std::exp2(double(inputs[i]));
-    const double error = std::fabs(double(outputs[i]) - exact) / exact;
-    if (!(error <= worst)) {
-      worst = error;
-      worst_t = inputs[i];
-    }
-  }
-  EXPECT_LE(worst, kRelativeTolerance) << what << ": worst relative error at t = " << worst_t;
-  std::cout << "[  INFO    ] " << what << ": max relative error " << worst << " at t = " << worst_t << " over "
-            << inputs.size() << " inputs" << std::endl;
+  return edgewise_test::in_lanes<8>(inputs, f);
 }
 
 TEST(FastExp, ScalarMatchesStdExp2) {
