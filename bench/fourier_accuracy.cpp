@@ -31,6 +31,7 @@
 #include "float_image.h"
 #include "fourier.h"
 #include "fourier_exact.h"
+#include "photo_cpu.h"
 
 namespace {
 
@@ -50,29 +51,9 @@ std::vector<double> numbers(const std::string& text) {
   return values;
 }
 
-FloatImage load(const std::string& path) {
-  const cv::Mat read = cv::imread(path, cv::IMREAD_UNCHANGED);
-  if (read.empty()) {
-    std::fprintf(stderr, "fourier_accuracy: cannot read %s\n", path.c_str());
-    std::exit(1);
-  }
-  cv::Mat rgb = read;
-  if (read.channels() == 3) cv::cvtColor(read, rgb, cv::COLOR_BGR2RGB);
-  FloatImage image({rgb.cols, rgb.rows, rgb.channels()});
-  for (int y = 0; y < rgb.rows; ++y)
-    for (int x = 0; x < rgb.cols; ++x)
-      for (int c = 0; c < rgb.channels(); ++c)
-        image.at(x, y, c) = float(rgb.ptr<uint8_t>(y)[x * rgb.channels() + c]) / 255.0f;
-  return image;
-}
+FloatImage load(const std::string& path) { return edgewise_bench::load_photo(path, "fourier_accuracy"); }
 
-FloatImage run(const FilterSpec& spec, const FloatImage& image) {
-  RunOptions options;
-  options.backend = "cpu";
-  FloatImage source = image, output(image.shape());
-  run_filter(spec, image.shape(), source, output, options);
-  return output;
-}
+FloatImage run(const FilterSpec& spec, const FloatImage& image) { return edgewise_bench::run_on_cpu(spec, image); }
 
 RangeKernel kernel_named(const std::string& name) {
   for (int k = 0; k < 4; ++k)
