@@ -10,8 +10,9 @@
 // so for the Gaussian a tap's exponent is spatial - d0^2 - d1^2 - d2^2, one
 // FMA chain, and a tap costs one ex2.approx. The joint Gaussian of three
 // channels stages its samples centred, with their bias, for the expanded
-// form (bilateral_math.h, expanded_exponent): 9 instructions a tap instead
-// of 11 (12 with alpha); rgb r = 7 on the H100 at 2.32 T taps/s, was 1.96.
+// form (bilateral_math.h, expanded_exponent) where sigma-r allows it: 9
+// instructions a tap instead of 11 (12 with alpha); rgb r = 7 on the H100 at
+// 2.32 T taps/s, was 1.96.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -202,7 +203,9 @@ __global__ void __launch_bounds__(kTileWidth* kThreadRows, TileShape<Rows, V::kA
   // Stage the tile; positions past the band repeat its last sample and feed
   // only outputs that are not stored.
   // Rows by warps, columns by lanes: coalesced reads, no division per sample.
-  // Expanded: centred on expanded_reference, with the bias in w.
+  // Expanded: centred on expanded_reference, with the bias in w, where the
+  // plan's sigma-r allows it (uniform over the launch).
+  const bool expanded = Expanded && expanded_form_allowed(params);
   float reference[3];
   expanded_reference(params, reference);
   // A thread's loads of kStageRows rows are issued before their stores: one
@@ -222,7 +225,7 @@ __global__ void __launch_bounds__(kTileWidth* kThreadRows, TileShape<Rows, V::kA
         const int ty = ty0 + b * kThreadRows;
         if (ty >= tile_rows) break;
         float4 v = staged[b];
-        if constexpr (Expanded) {
+        if (expanded) {
           const float n[3] = {v.x - reference[0], v.y - reference[1], v.z - reference[2]};
           v = make_float4(n[0], n[1], n[2], expanded_bias<Alpha>(n, v.w));
         }
@@ -279,31 +282,16 @@ __global__ void __launch_bounds__(kTileWidth* kThreadRows, TileShape<Rows, V::kA
       acc[k].add(spatial, nv, n.w, centre[k], ratio[k]);
     });
   } else {
-    if constexpr (Expanded) {
-      // Weights 2^(|c'|^2 - offset) times the true ones (bilateral_math.h).
-      // A warp whose offsets are all 0 leaves them out of its taps; the
-      // others subtract them (x - 0 is x: the same bits either way).
-      ExpandedCentre expanded[kRowsPerThread];
-      bool offsets = false;
+    if (Expanded && expanded) {
+      // Weights 2^|c'|^2 times the true ones (bilateral_math.h); a pixel
+      // with |c'|^2 past the limit (outside the nominal range) is rescued.
+      ExpandedCentre expanded_centre[kRowsPerThread];
 #pragma unroll
-      for (int k = 0; k < kRowsPerThread; ++k) {
-        expanded[k] = ExpandedCentre(centre[k]);
-        offsets = offsets || expanded[k].offset() > 0.0f;
-      }
-      auto tap = [&](int k, float spatial_less, float4 n) {
+      for (int k = 0; k < kRowsPerThread; ++k) expanded_centre[k] = ExpandedCentre(centre[k]);
+      walk_tile<kRowsPerThread>(tile, tile_width, tx, ty, window, [&](int k, float spatial, float4 n) {
         const float nv[3] = {n.x, n.y, n.z};
-        acc[k].accumulate(ew_exp2(expanded_exponent(spatial_less, n.w, expanded[k], nv)), nv, 0);
-      };
-      if (!__any_sync(0xffffffffu, offsets)) {
-        walk_tile<kRowsPerThread>(tile, tile_width, tx, ty, window,
-                                  [&](int k, float spatial, float4 n) { tap(k, spatial, n); });
-      } else {
-        float offset[kRowsPerThread];
-#pragma unroll
-        for (int k = 0; k < kRowsPerThread; ++k) offset[k] = expanded[k].offset();
-        walk_tile<kRowsPerThread>(tile, tile_width, tx, ty, window,
-                                  [&](int k, float spatial, float4 n) { tap(k, spatial - offset[k], n); });
-      }
+        acc[k].accumulate(ew_exp2(expanded_exponent(spatial, n.w, expanded_centre[k], nv)), nv, 0);
+      });
       const int x = x0 + tx;
       unsigned rescue_rows = 0;
 #pragma unroll
@@ -311,8 +299,8 @@ __global__ void __launch_bounds__(kTileWidth* kThreadRows, TileShape<Rows, V::kA
         const int y = y0 + ty + k;
         if (x >= out.width || y >= out.rows) continue;
         const size_t out_at = size_t(y) * out.row_stride + size_t(x);
-        const float weight = acc[k].weight[0];
-        if (!(weight * exp2f(expanded[k].offset() - expanded[k].norm2()) >= kRescueWeightSum)) rescue_rows |= 1u << k;
+        const float weight = acc[k].weight[0], norm2 = expanded_centre[k].norm2();
+        if (!(norm2 <= kExpandedNormLimit && weight * exp2f(-norm2) >= kRescueWeightSum)) rescue_rows |= 1u << k;
 #pragma unroll
         for (int ch = 0; ch < 3; ++ch)
           out.data[size_t(ch) * out.plane_stride + out_at] =

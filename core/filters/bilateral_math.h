@@ -135,23 +135,35 @@ struct BilateralSum {
 // plain_weight plus log2(alpha) is
 //   spatial - |n' - c'|^2 + log2(alpha) = spatial + b + 2 c'.n' - |c'|^2,
 //   b = log2(alpha) - |n'|^2,
-// with b computed once per staged neighbour and 2 c' and |c'|^2 once per
-// output: one addition and three FMAs a tap, where the direct form takes
-// three subtractions, three FMAs and alpha's product. |c'|^2 is the same
-// for every tap of a pixel and cancels in the weighted mean, so only its
-// excess over kExpandedOffsetLimit is subtracted (the offset, usually 0):
-// weights are then 2^min(|c'|^2, limit) times the true ones, at most 2^96,
-// and every sum stays below 2^112 (at most 2^13 taps, centred samples near
-// the pixel's). The rounding is that of the chain's largest term, about
-// |c'|^2 + |n'|^2: within 1e-5 of the direct form's exponent where the
-// offset is 0. z is one value for the whole image (expanded_reference), so
-// a pixel's result does not depend on the tile or band it is computed in.
-constexpr float kExpandedOffsetLimit = 96.0f;
+// with b computed once per staged neighbour and 2 c' once per output: one
+// addition and three FMAs a tap, where the direct form takes three
+// subtractions, three FMAs and alpha's product. |c'|^2 is the same for
+// every tap of a pixel and cancels in the weighted mean, so it is left out:
+// weights are 2^|c'|^2 times the true ones. That needs |c'|^2 small, for
+// the range (at most kExpandedNormLimit: weights at most 2^96, every sum
+// below 2^112 with at most 2^13 taps) and for the rounding, which is that
+// of the chain's largest term, about |c'|^2 + |n'|^2 where a tap weighs
+// anything: within 2e-5 of the direct form's exponent. So the form is used
+// only where every sample of the nominal working range is that near z
+// (expanded_form_allowed: sigma-r from about 19 code values in rgb, 12
+// Delta E in lab), and a pixel beyond it (a float sample past 1, say) is
+// recomputed exactly, as underflowing windows are (rescue_pixel). z is one
+// value for the whole image, so a pixel's result does not depend on the
+// tile or band it is computed in.
+constexpr float kExpandedNormLimit = 96.0f;
 
 // z: the middle of the working range (grey 0.5, or L* 50 and a* = b* = 0), scaled.
 EW_HD void expanded_reference(const BilateralParams& p, float* z) {
   z[0] = (p.lab ? 50.0f : 0.5f) * p.scale;
   z[1] = z[2] = p.lab ? 0.0f : 0.5f * p.scale;
+}
+
+// The nominal working range's largest |c - z|^2 before scaling: the R'G'B'
+// or linear cube [0, 1]^3, 0.75; in lab, sRGB's gamut (L* 0-100, chroma up
+// to about 134), 50^2 + 134^2.
+EW_HD bool expanded_form_allowed(const BilateralParams& p) {
+  const float extent2 = p.lab ? 2500.0f + 134.0f * 134.0f : 0.75f;
+  return extent2 * p.scale * p.scale <= kExpandedNormLimit;
 }
 
 struct ExpandedCentre {
@@ -163,7 +175,6 @@ struct ExpandedCentre {
   }
   // |c'|^2, recomputed where needed rather than held through the walk.
   EW_HD float norm2() const { return 0.25f * (twice[0] * twice[0] + twice[1] * twice[1] + twice[2] * twice[2]); }
-  EW_HD float offset() const { return ew_max(norm2() - kExpandedOffsetLimit, 0.0f); }
 };
 
 // b for a staged neighbour; log2(0) = -inf gives a transparent one no weight.
@@ -174,10 +185,9 @@ EW_HD float expanded_bias(const float* centred, float alpha) {
   return b;
 }
 
-// The tap's exponent less `offset` (0, or the centre's |c'|^2): spatial_less
-// is spatial - offset.
-EW_HD float expanded_exponent(float spatial_less, float bias, const ExpandedCentre& c, const float* n) {
-  return c.twice[2] * n[2] + (c.twice[1] * n[1] + (c.twice[0] * n[0] + (spatial_less + bias)));
+// The tap's exponent plus the centre's |c'|^2.
+EW_HD float expanded_exponent(float spatial, float bias, const ExpandedCentre& c, const float* n) {
+  return c.twice[2] * n[2] + (c.twice[1] * n[1] + (c.twice[0] * n[0] + (spatial + bias)));
 }
 
 // The adaptive filter's first walk: per group, sum w q and sum w with the

@@ -42,12 +42,12 @@ TEST(CudaBackend, MatchesReferenceEveryModeKernelRadius) {
       }
 }
 
-// The joint Gaussian's tiles take the expanded form where every output of
-// the tile lies near its middle sample in sigma-r units, the direct form
-// elsewhere (cuda/bilateral.cu, bilateral_math.h's expanded_exponent):
-// low-contrast noise (expanded tiles) beside full-range noise (direct
-// ones), with and without alpha, sigma-r from small to large.
-TEST(CudaBackend, ExpandedAndDirectTilesMatchReference) {
+// The joint Gaussian takes the expanded form where sigma-r allows it, the
+// direct form elsewhere (cuda/bilateral.cu, bilateral_math.h's
+// expanded_form_allowed), and recomputes pixels outside the nominal range
+// exactly: sigma-r from small to large, low-contrast noise beside
+// full-range noise, samples past 0 and 1, with and without alpha.
+TEST(CudaBackend, ExpandedAndDirectFormsMatchReference) {
   REQUIRE_GPU();
   EW_SEEDED_RNG(rng);
   for (int channels : {3, 4}) {
@@ -55,12 +55,15 @@ TEST(CudaBackend, ExpandedAndDirectTilesMatchReference) {
     for (int y = 0; y < 100; ++y)  // the top 100 rows: within +-0.03 of grey
       for (int x = 0; x < 97; ++x)
         for (int c = 0; c < 3; ++c) image.at(x, y, c) = 0.5f + 0.06f * (image.at(x, y, c) - 0.5f);
+    FloatImage wide = image;  // float samples outside 0..1 among the others (rgb mode)
+    for (int y = 110; y < 141; y += 3)
+      for (int x = y % 5; x < 97; x += 7) wide.at(x, y, x % 3) = x % 2 ? 1.6f : -0.4f;
     for (ColorMode mode : {ColorMode::rgb, ColorMode::lab})
       for (float sigma_r : {3.0f, 12.0f, 40.0f, 150.0f})
         for (int radius : {3, 7})
           expect_gpu_matches_reference(make_spec(mode, RangeKernel::gaussian, radius / 2.0f,
                                                  mode == ColorMode::lab ? sigma_r / 2 : sigma_r, radius),
-                                       image);
+                                       mode == ColorMode::rgb ? wide : image);
   }
 }
 
