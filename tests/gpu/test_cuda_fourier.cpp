@@ -97,6 +97,25 @@ TEST(CudaFourier, AgreesWithCpuOnAPhotoSizedImage) {
     }
 }
 
+// Rows wider than 512 x 13 pixels take the row kernel's long segments
+// (cuda/fourier.cu: run again from their true starts, not held); narrower
+// ones the 13-pixel segments, at the widths around the switch.
+TEST(CudaFourier, WideRowsTakeLongSegmentsAndAgreeWithCpu) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  for (int width : {6656, 6657, 9001}) {
+    const FloatImage image = random_image(rng, {width, 37, 4}, {false, Alpha::positive});
+    for (float sigma : {1.5f, 6.0f}) {
+      FourierParameters f;
+      f.sigma_s = sigma;
+      f.sigma_r = 25.0f;
+      SCOPED_TRACE(describe(f, image.shape()));
+      const Difference d = max_difference(run_cpu(fourier_spec(f), image), run_gpu(fourier_spec(f), image));
+      EXPECT_LE(d.max_abs, rounding_bound(sigma)) << d.describe();
+    }
+  }
+}
+
 // Direct taps (sigma-s <= 2): bit-identical across band heights. The
 // recursion: by float rounding only (the bound of test_fourier.cpp's
 // FourierCpu.BandHeightAndThreads, 2e-4).
