@@ -22,7 +22,6 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,46 +30,19 @@
 #include "float_image.h"
 #include "fourier.h"
 #include "fourier_exact.h"
-#include "photo_cpu.h"
+#include "fourier_tools.h"
 
 namespace {
 
 using namespace edgewise;
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
-std::vector<double> numbers(const std::string& text) {
-  std::vector<double> values;
-  for (const std::string& item : split(text)) values.push_back(std::atof(item.c_str()));
-  return values;
-}
+using edgewise_bench::comma_list;
+using edgewise_bench::number_list;
+using edgewise_bench::psnr_255;
 
 FloatImage load(const std::string& path) { return edgewise_bench::load_photo(path, "fourier_accuracy"); }
 
 FloatImage run(const FilterSpec& spec, const FloatImage& image) { return edgewise_bench::run_on_cpu(spec, image); }
-
-RangeKernel kernel_named(const std::string& name) {
-  for (int k = 0; k < 4; ++k)
-    if (name == to_string(RangeKernel(k))) return RangeKernel(k);
-  std::fprintf(stderr, "fourier_accuracy: unknown kernel %s\n", name.c_str());
-  std::exit(2);
-}
-
-double psnr(const FloatImage& a, const FloatImage& b) {
-  double sum = 0.0;
-  for (size_t i = 0; i < a.pixels().size(); ++i) {
-    const double d = 255.0 * (double(a.pixels()[i]) - double(b.pixels()[i]));
-    sum += d * d;
-  }
-  const double mse = sum / double(a.pixels().size());
-  return mse > 0.0 ? 10.0 * std::log10(255.0 * 255.0 / mse) : INFINITY;
-}
 
 }  // namespace
 
@@ -82,15 +54,15 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--sigma-s")
-      sigma_s = numbers(value);
+      sigma_s = number_list(value);
     else if (flag == "--sigma-r")
-      sigma_r = numbers(value);
+      sigma_r = number_list(value);
     else if (flag == "--kernels")
-      kernels = split(value);
+      kernels = comma_list(value);
     else if (flag == "--terms")
-      term_counts = numbers(value);
+      term_counts = number_list(value);
     else if (flag == "--images")
-      images = split(value);
+      images = comma_list(value);
     else {
       std::fprintf(stderr, "fourier_accuracy: unknown option %s\n", flag.c_str());
       return 2;
@@ -109,7 +81,7 @@ int main(int argc, char** argv) {
       for (double s : sigma_s) {
         BilateralParameters b;
         b.mode = ColorMode::per_channel;
-        b.kernel = kernel_named(kernel);
+        b.kernel = edgewise_bench::kernel_named(kernel, "fourier_accuracy");
         b.sigma_s = float(s);
         b.sigma_r = float(r);
         b.radius = int(std::ceil(4.0 * s));
@@ -130,7 +102,7 @@ int main(int argc, char** argv) {
           std::printf("| %s | %g | %g | %d | %.1e |", kernel.c_str(), r, s, fp.params.terms, fp.series_error[0]);
           double worst = INFINITY;
           for (size_t i = 0; i < photos.size(); ++i) {
-            const double db = psnr(exact[i], run(fourier, photos[i]));
+            const double db = psnr_255(exact[i], run(fourier, photos[i]));
             worst = std::min(worst, db);
             std::printf(" %.1f |", db);
           }

@@ -24,7 +24,6 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,41 +32,19 @@
 #include "float_image.h"
 #include "fourier.h"
 #include "fourier_exact.h"
-#include "photo_cpu.h"
+#include "fourier_tools.h"
 
 namespace {
 
 using namespace edgewise;
 
-std::vector<double> numbers(const std::string& text) {
-  std::vector<double> values;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) values.push_back(std::atof(item.c_str()));
-  return values;
-}
-
-std::vector<std::string> words(const std::string& text) {
-  std::vector<std::string> values;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) values.push_back(item);
-  return values;
-}
+using edgewise_bench::comma_list;
+using edgewise_bench::number_list;
+using edgewise_bench::psnr_255;
 
 FloatImage load(const std::string& path) { return edgewise_bench::load_photo(path, "fourier_reduced_prototype"); }
 
 FloatImage run(const FilterSpec& spec, const FloatImage& image) { return edgewise_bench::run_on_cpu(spec, image); }
-
-double psnr(const FloatImage& a, const FloatImage& b) {
-  double sum = 0.0;
-  for (size_t i = 0; i < a.pixels().size(); ++i) {
-    const double d = 255.0 * (double(a.pixels()[i]) - double(b.pixels()[i]));
-    sum += d * d;
-  }
-  const double mse = sum / double(a.pixels().size());
-  return mse > 0.0 ? 10.0 * std::log10(255.0 * 255.0 / mse) : INFINITY;
-}
 
 struct Plane {
   int width = 0, height = 0;
@@ -185,15 +162,15 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--sigma-s")
-      sigma_s = numbers(value);
+      sigma_s = number_list(value);
     else if (flag == "--sigma-r")
-      sigma_r = numbers(value);
+      sigma_r = number_list(value);
     else if (flag == "--factors")
-      factors = numbers(value);
+      factors = number_list(value);
     else if (flag == "--images")
-      images = words(value);
+      images = comma_list(value);
     else if (flag == "--kernels")
-      kernels = words(value);
+      kernels = comma_list(value);
     else {
       std::fprintf(stderr, "fourier_reduced_prototype: unknown option %s\n", flag.c_str());
       return 2;
@@ -209,9 +186,7 @@ int main(int argc, char** argv) {
     for (const std::string& kernel_name : kernels)
       for (double r : sigma_r)
         for (double s : sigma_s) {
-          RangeKernel kernel = RangeKernel::gaussian;
-          for (int k = 0; k < 4; ++k)
-            if (kernel_name == to_string(RangeKernel(k))) kernel = RangeKernel(k);
+          const RangeKernel kernel = edgewise_bench::kernel_named(kernel_name, "fourier_reduced_prototype");
           BilateralParameters b;
           b.mode = ColorMode::per_channel;
           b.kernel = kernel;
@@ -228,13 +203,13 @@ int main(int argc, char** argv) {
           const auto plan = make_plan(spec, photo.shape());
           const auto& fp = static_cast<const FourierPlan&>(*plan);
           std::printf("| %s | %s | %g | %g | %d | %.1f | %.1f |", name.c_str(), to_string(kernel), r, s,
-                      fp.params.terms, psnr(exact, run(spec, photo)), psnr(exact, prototype(photo, fp, s, 1)));
+                      fp.params.terms, psnr_255(exact, run(spec, photo)), psnr_255(exact, prototype(photo, fp, s, 1)));
           for (double factor : factors) {
             if (s / factor < 2.0) {
               std::printf(" - |");
               continue;
             }
-            std::printf(" %.1f |", psnr(exact, prototype(photo, fp, s, int(factor))));
+            std::printf(" %.1f |", psnr_255(exact, prototype(photo, fp, s, int(factor))));
           }
           std::printf("\n");
           std::fflush(stdout);

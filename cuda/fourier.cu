@@ -56,9 +56,9 @@ constexpr int kChunkRows = 12;          // column kernel: rows between checkpoin
 constexpr int kColumnBlocksPerSM = 10;  // column kernel: 20 warps an SM (at most 96 registers a thread)
 // With alpha (seven lanes a thread) 96 registers spilled 140 bytes: 8 blocks, 128 registers.
 constexpr int column_blocks_per_sm(bool alpha) { return alpha ? 8 : kColumnBlocksPerSM; }
-constexpr int kRowThreads = 512;        // row kernel: segments a row, at most
-constexpr int kMaxSegment = 13;         // row kernel: rows up to 512 x 13 pixels are cut into 13-pixel segments
-constexpr int kBatch = 4;               // recursion steps whose loads are issued together
+constexpr int kRowThreads = 512;  // row kernel: segments a row, at most
+constexpr int kMaxSegment = 13;   // row kernel: rows up to 512 x 13 pixels are cut into 13-pixel segments
+constexpr int kBatch = 4;         // recursion steps whose loads are issued together
 constexpr unsigned kAllLanes = 0xffffffffu;
 
 // One pass's terms k = first .. first + count - 1 and their constants per
@@ -337,11 +337,12 @@ struct RowLayout {
   int width, stride;  // pixels; floats between rows of Y (a multiple of 4)
   int padded;         // floats between the shared rows: active x segment, rounded up to 4
   int segment, active;
-  int threads;        // the block: active rounded up to whole warps
   int buffers;       // groups' lane buffers in shared memory: 2 loads the next group during this one
   bool shared_sums;  // D, E, A in shared memory (else in the partial sums' rows)
   float power_re[2], power_im[2];
   RowWeights causal[kMaxSegment], anticausal[kMaxSegment];
+
+  int threads() const { return (active + 31) / 32 * 32; }  // the block: whole warps
 };
 
 // A group of the row kernel: one term's cos and sin lanes, or alpha alone.
@@ -716,7 +717,6 @@ RowLayout row_layout(const FourierParams& p, int width, size_t& shared_bytes) {
   // longer segments, odd for the banks (the long path).
   g.segment = width <= kRowThreads * kMaxSegment ? kMaxSegment : ceil_div(width, kRowThreads) | 1;
   g.active = ceil_div(width, g.segment);
-  g.threads = ceil_div(g.active, 32) * 32;
   g.padded = (g.active * g.segment + 3) / 4 * 4;
   for (int sec = 0; sec < 2 && p.recursive; ++sec) {
     const std::complex<double> z(p.pole_re[sec], p.pole_im[sec]), c(p.residue_re[sec], p.residue_im[sec]);
@@ -816,8 +816,8 @@ class FourierDeviceKernel : public DeviceBandKernel {
       }
       check(cudaGetLastError(), "launching the fourier column pass");
       const dim3 row_grid{unsigned(out_rows), unsigned(colours)};
-      row_kernel<<<row_grid, layout.threads, shared_bytes, stream>>>(p, taps_, terms, layout, view, Y, partial,
-                                                                     output);
+      row_kernel<<<row_grid, layout.threads(), shared_bytes, stream>>>(p, taps_, terms, layout, view, Y, partial,
+                                                                       output);
       check(cudaGetLastError(), "launching the fourier row pass");
     }
     if (p.lab) {
