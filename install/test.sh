@@ -56,13 +56,11 @@ rm -rf "$reports"
   UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$reports/ubsan" \
     ctest --test-dir build-asan -LE 'gimp|dialog' --output-on-failure -j "$(nproc)"; } || failed+=("sanitizer tests")
 # A report from a child process (the CLI run by test_cli) fails the stage
-# even where its test accepted the exit status.
+# even where its test accepted the exit status. The reports are printed
+# last, after the fuzzing, where a log's tail (all that some CI views keep)
+# still shows them.
 if compgen -G "$reports/*" >/dev/null; then
-  echo "sanitizer reports (also in $reports):"
-  for report in "$reports"/*; do
-    echo "--- $report"
-    cat "$report"
-  done
+  echo "sanitizer reports: $(ls "$reports" | wc -l), printed at the end (also in $reports)"
   failed+=("sanitizer reports")
 fi
 
@@ -71,6 +69,12 @@ tests/fuzz/run_fuzz.sh build-fuzz 60 || failed+=("fuzzing")
 
 printf '\n=== install/test.sh: %d min %d s\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))
 if [ ${#failed[@]} -gt 0 ]; then
+  if compgen -G "$reports/*" >/dev/null; then
+    for report in "$reports"/*; do
+      echo "--- sanitizer report $report (first 60 lines)"
+      head -60 "$report"
+    done
+  fi
   echo "FAILED: ${failed[*]}"
   exit 1
 fi
