@@ -5,7 +5,9 @@
 // each mode and the adaptive filter, on the CPU and, where usable, the GPU.
 // "first" includes starting the backend (CUDA context); "slider" is the
 // median and 95th percentile of 40 requests, each with a new σr, each
-// waited for; "pan" adds the read of a moved view. Prints one table.
+// waited for; "pan" adds the read of a moved view; "engine" is run_filter
+// alone on the same region (its float samples to 8-bit, backend kept), and
+// "ratio" slider / engine. Prints one table.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -79,7 +81,7 @@ class Waiter {
 
 struct Row {
   std::string backend, mode;
-  double first, median, p95, pan_median, read_median;
+  double first, median, p95, pan_median, read_median, engine_median;
 };
 
 double percentile(std::vector<double> values, double p) {
@@ -114,12 +116,39 @@ Row measure(BufferPort& port, const std::string& backend, edgewise::ColorMode mo
   }
   row.backend = result.backend;
 
-  std::vector<double> slider, panned, read;
-  for (int i = 0; i < kRequests; ++i) {
-    edgewise::set_param(settings.spec, "sigma-r", 10.0 + i);  // a new value each time, as a slider drag gives
-    start = Clock::now();
-    waiter.run(settings, input);
-    slider.push_back(ms_since(start));
+  // The engine's own time for the same region (run_filter from its float
+  // samples to 8-bit, default bands, backend kept, no worker thread), in
+  // blocks of 10 taking turns with blocks of the slider's requests, so that
+  // the machine's load falls on both alike, and the two OpenMP thread pools
+  // (this thread's and the worker's) rarely overlap their idle spinning:
+  // what the preview costs beyond it is the dialog's.
+  edgewise::KeptBackends kept;
+  std::vector<uint8_t> out(input->pixels.size());
+  auto engine_run = [&] {
+    edgewise::RunOptions options;
+    options.backend = backend;
+    options.kept = &kept;
+    edgewise::run_filter(
+        settings.spec,
+        edgewise::ImageBuffer{const_cast<float*>(input->pixels.data()), input->shape, edgewise::SampleType::f32, 0},
+        edgewise::ImageBuffer{out.data(), input->shape, edgewise::SampleType::u8, 0}, options);
+  };
+  engine_run();  // makes the backend
+  std::vector<double> slider, panned, read, engine;
+  constexpr int kBlock = 10;
+  for (int block = 0; block < kRequests; block += kBlock) {
+    for (int i = block; i < block + kBlock; ++i) {
+      edgewise::set_param(settings.spec, "sigma-r", 10.0 + i);  // a new value each time, as a slider drag gives
+      start = Clock::now();
+      waiter.run(settings, input);
+      slider.push_back(ms_since(start));
+    }
+    for (int i = block; i < block + kBlock; ++i) {
+      edgewise::set_param(settings.spec, "sigma-r", 10.0 + i);
+      start = Clock::now();
+      engine_run();
+      engine.push_back(ms_since(start));
+    }
   }
   for (int i = 0; i < kRequests; ++i) {
     view = edgewise_dialog::pan(view, shape, 37, 23);  // a drag step; wraps back to the far corner at the edge
@@ -130,6 +159,7 @@ Row measure(BufferPort& port, const std::string& backend, edgewise::ColorMode mo
     waiter.run(settings, moved);
     panned.push_back(ms_since(start));
   }
+  row.engine_median = percentile(engine, 0.5);
   row.median = percentile(slider, 0.5);
   row.p95 = percentile(slider, 0.95);
   row.pan_median = percentile(panned, 0.5);
@@ -184,18 +214,71 @@ void gpu_breakdown(BufferPort& port) {
   };
   std::printf("\nGPU preview, rgb, %dx%d region (view and halo), backend kept, median of %d:\n", shape.width,
               shape.height, kRequests);
-  std::printf("  run_filter, pageable buffers, preview bands %6.2f ms\n",
-              median_of([&] { engine(false, kPreviewBandRows); }));
+  std::printf("  run_filter, pageable buffers, engine's bands %5.2f ms\n",
+              median_of([&] { engine(false, 0); }));
   std::printf("  render_preview (no worker thread)          %6.2f ms\n",
               median_of([&] { render_preview(settings, *input, {}, &kept); }));
   std::printf("  run_filter, pageable buffers, again         %6.2f ms\n",
-              median_of([&] { engine(false, kPreviewBandRows); }));
-  std::printf("  run_filter, pinned buffers, preview bands   %6.2f ms\n",
-              median_of([&] { engine(true, kPreviewBandRows); }));
+              median_of([&] { engine(false, 0); }));
+  std::printf("  run_filter, pinned buffers, engine's bands  %6.2f ms\n",
+              median_of([&] { engine(true, 0); }));
   std::printf("  run_filter, pinned buffers, one band        %6.2f ms\n",
               median_of([&] { engine(true, shape.height); }));
   std::printf("  make_plan alone                             %6.2f ms\n",
               median_of([&] { edgewise::make_plan(settings.spec, shape); }));
+}
+
+// Where a CPU preview's time goes beyond the engine's: per mode, the same
+// region through run_filter with the engine's default bands, with bands of
+// 16, 32 and 64 rows (the preview's were 16 until stop 24), and through
+// render_preview without the worker thread; the variants take turns within
+// each of 40 rounds (a new sigma-r each), so the machine's load falls on
+// all alike, and each line is their median.
+void cpu_breakdown(BufferPort& port) {
+  std::printf("\nCPU preview, backend kept, median of %d rounds (ms):\n", kRequests);
+  std::printf("%-16s %10s %10s %10s %10s %15s\n", "mode", "default", "16 rows", "32 rows", "64 rows", "render_preview");
+  for (const auto mode : {edgewise::ColorMode::rgb, edgewise::ColorMode::per_channel, edgewise::ColorMode::lab})
+    for (const bool adaptive : {false, true}) {
+      if (adaptive && mode != edgewise::ColorMode::rgb) continue;
+      edgewise::BilateralParameters parameters;
+      parameters.mode = mode;
+      parameters.sigma_s = 3.5f;
+      parameters.radius = 7;
+      Settings settings;
+      settings.backend = "cpu";
+      settings.spec = adaptive ? edgewise::adaptive_spec(parameters, {}) : edgewise::bilateral_spec(parameters);
+      View view;
+      view.pane_width = kPaneWidth;
+      view.pane_height = kPaneHeight;
+      const auto input = read_preview_input(port, plan_region(view, port.shape(), port.affected(), settings.spec));
+      edgewise::KeptBackends kept;
+      std::vector<uint8_t> out(input->pixels.size());
+      auto engine = [&](int band_rows) {
+        edgewise::RunOptions options;
+        options.backend = "cpu";
+        options.kept = &kept;
+        options.band_rows = band_rows;
+        edgewise::run_filter(
+            settings.spec,
+            edgewise::ImageBuffer{const_cast<float*>(input->pixels.data()), input->shape, edgewise::SampleType::f32, 0},
+            edgewise::ImageBuffer{out.data(), input->shape, edgewise::SampleType::u8, 0}, options);
+      };
+      const std::vector<std::function<void()>> variants = {
+          [&] { engine(0); }, [&] { engine(16); }, [&] { engine(32); }, [&] { engine(64); },
+          [&] { render_preview(settings, *input, {}, &kept); }};
+      std::vector<std::vector<double>> times(variants.size());
+      for (int i = 0; i <= kRequests; ++i) {
+        edgewise::set_param(settings.spec, "sigma-r", 10.0 + i);
+        for (size_t v = 0; v < variants.size(); ++v) {
+          const auto start = Clock::now();
+          variants[v]();
+          if (i > 0) times[v].push_back(ms_since(start));  // round 0 makes the backend
+        }
+      }
+      std::printf("%-16s", (std::string(edgewise::to_string(mode)) + (adaptive ? " adaptive" : "")).c_str());
+      for (size_t v = 0; v < variants.size(); ++v) std::printf(" %*.1f", v + 1 < variants.size() ? 10 : 15, percentile(times[v], 0.5));
+      std::printf("\n");
+    }
 }
 
 }  // namespace
@@ -208,8 +291,8 @@ int main() {
   const bool have_gpu = cuda.usable(gpu);
   std::printf("preview %dx%d at 100%%, r = 7 (sigma-s 3.5), of a %dx%d 8-bit RGB image; GPU: %s\n", kPaneWidth,
               kPaneHeight, kWidth, kHeight, gpu.c_str());
-  std::printf("%-34s %-16s %9s %10s %8s %9s %8s\n", "backend", "mode", "first ms", "slider ms", "p95 ms", "pan ms",
-              "read ms");
+  std::printf("%-34s %-16s %9s %10s %8s %9s %8s %10s %7s\n", "backend", "mode", "first ms", "slider ms", "p95 ms",
+              "pan ms", "read ms", "engine ms", "ratio");
   std::vector<std::string> backends = {"cpu"};
   if (have_gpu) backends.insert(backends.begin(), "cuda");
   if (std::getenv("EDGEWISE_BENCH_BREAKDOWN_ONLY")) backends.clear();
@@ -218,9 +301,11 @@ int main() {
       for (const bool adaptive : {false, true}) {
         if (adaptive && mode != edgewise::ColorMode::rgb) continue;
         const Row row = measure(port, backend, mode, adaptive);
-        std::printf("%-34s %-16s %9.1f %10.1f %8.1f %9.1f %8.1f\n", row.backend.c_str(), row.mode.c_str(), row.first,
-                    row.median, row.p95, row.pan_median, row.read_median);
+        std::printf("%-34s %-16s %9.1f %10.1f %8.1f %9.1f %8.1f %10.1f %7.2f\n", row.backend.c_str(),
+                    row.mode.c_str(), row.first, row.median, row.p95, row.pan_median, row.read_median,
+                    row.engine_median, row.median / row.engine_median);
       }
+  cpu_breakdown(port);
   if (have_gpu) {  // how much of a GPU preview is making the backend (once per run)
     std::vector<double> setup;
     for (int i = 0; i < 20; ++i) {

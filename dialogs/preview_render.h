@@ -68,9 +68,6 @@ struct PreviewResult {
   double seconds = 0;                       // engine time
 };
 
-// Rows per CPU band in a preview: small, so that a newer request cancels
-// this one within a fraction of a millisecond (results do not depend on it).
-constexpr int kPreviewBandRows = 16;
 
 // Throws edgewise::Cancelled when `progress` returns false; any other
 // failure is reported in the result's error.
