@@ -5,7 +5,8 @@
 #
 # EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid;
 # also fourier-tests: test_cuda_fourier alone, fourier-profile: ncu on the
-# Fourier kernels at sigma-s 2 and 16, sass: see below).
+# Fourier kernels at sigma-s 2 and 16, half-weights: issue 17's moonshot,
+# sass: see below).
 # EDGEWISE_GPU_TARGETS builds only those targets (default: everything).
 # EDGEWISE_GPU_BASELINE=DIR (a source tree of an earlier version) adds the
 # step "compare": that tree's bench_cuda and this one's, alternately, three
@@ -136,6 +137,21 @@ fi
 if has_step pyramid; then
   step "benchmark: multiresolution bilateral"
   build-gpu/bench/bench_pyramid_cuda 2>&1 | tee "$LOGS/bench-pyramid.txt" || status=1
+fi
+
+# Issue 17's moonshot (bench/bench_half_weights.cu): speed and error of
+# half-precision tap weights beside the filter's kernel, then their
+# instruction counts and issue rates (ncu).
+if has_step half-weights; then
+  step "benchmark: half-precision weights"
+  build-gpu/bench/bench_half_weights 2>&1 | tee "$LOGS/bench-half-weights.txt" || status=1
+  step "profile: half-precision weights against the filter's kernel (ncu)"
+  ncu --kernel-name regex:"half_weights|tiled" \
+    --section SpeedOfLight --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
+    --metrics smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second \
+    build-gpu/bench/bench_half_weights --once 30 > "$LOGS/ncu-half-weights.txt" 2>&1 || status=1
+  grep -E "half_weights|tiled|Duration|Issue Slots Busy|Issued Ipc|No Eligible|inst_executed|XU|Registers" \
+    "$LOGS/ncu-half-weights.txt" | head -80
 fi
 
 if [[ -n $baseline ]]; then
