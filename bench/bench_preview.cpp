@@ -24,8 +24,11 @@
 #include "bilateral.h"
 #include "buffer_port.h"
 #include "engine.h"
+#include "fourier.h"
+#include "nlm.h"
 #include "preview_render.h"
 #include "preview_worker.h"
+#include "pyramid.h"
 
 using namespace edgewise_dialog;
 using Clock = std::chrono::steady_clock;
@@ -89,21 +92,48 @@ double percentile(std::vector<double> values, double p) {
   return values[std::min(values.size() - 1, size_t(p * double(values.size())))];
 }
 
-Row measure(BufferPort& port, const std::string& backend, edgewise::ColorMode mode, bool adaptive) {
+// A case: the filter, its label, and the slider a drag moves (its value
+// at request i is base + step i).
+struct Case {
+  std::string label;
+  edgewise::FilterSpec spec;
+  std::string slider;
+  double base, step;
+};
+
+Case bilateral_case(edgewise::ColorMode mode, bool adaptive) {
   edgewise::BilateralParameters parameters;
   parameters.mode = mode;
   parameters.sigma_s = 3.5f;
   parameters.radius = 7;
+  return {std::string(edgewise::to_string(mode)) + (adaptive ? " adaptive" : ""),
+          adaptive ? edgewise::adaptive_spec(parameters, {}) : edgewise::bilateral_spec(parameters), "sigma-r", 10.0,
+          1.0};
+}
+
+// The other filters at their defaults (Fourier sigma-s 10, non-local means
+// S = 7 and f = 1, the pyramid's levels for the region); sigma-r (h for
+// non-local means) moves in steps that keep the Fourier term count.
+std::vector<Case> other_cases() {
+  return {{"fourier", edgewise::fourier_spec({}), "sigma-r", 25.0, 0.1},
+          {"nlm", edgewise::nlm_spec({}), "h", 8.0, 0.1},
+          {"pyramid", edgewise::pyramid_spec({}), "sigma-r", 20.0, 0.1}};
+}
+
+Row measure(BufferPort& port, const std::string& backend, const Case& measured) {
   Settings settings;
   settings.backend = backend;
-  settings.spec = adaptive ? edgewise::adaptive_spec(parameters, {}) : edgewise::bilateral_spec(parameters);
+  settings.spec = measured.spec;
+  auto move_slider = [&](int i) {
+    edgewise::set_param(settings.spec, measured.slider, measured.base + measured.step * i);
+  };
   View view;
   view.pane_width = kPaneWidth;
   view.pane_height = kPaneHeight;
   const edgewise::ImageShape shape = port.shape();
   Waiter waiter;
   Row row;
-  row.mode = std::string(edgewise::to_string(mode)) + (adaptive ? " adaptive" : "");
+  row.mode = measured.label;
 
   auto start = Clock::now();
   auto input = read_preview_input(port, plan_region(view, shape, port.affected(), settings.spec));
@@ -138,13 +168,13 @@ Row measure(BufferPort& port, const std::string& backend, edgewise::ColorMode mo
   constexpr int kBlock = 10;
   for (int block = 0; block < kRequests; block += kBlock) {
     for (int i = block; i < block + kBlock; ++i) {
-      edgewise::set_param(settings.spec, "sigma-r", 10.0 + i);  // a new value each time, as a slider drag gives
+      move_slider(i);  // a new value each time, as a slider drag gives
       start = Clock::now();
       waiter.run(settings, input);
       slider.push_back(ms_since(start));
     }
     for (int i = block; i < block + kBlock; ++i) {
-      edgewise::set_param(settings.spec, "sigma-r", 10.0 + i);
+      move_slider(i);
       start = Clock::now();
       engine_run();
       engine.push_back(ms_since(start));
@@ -214,14 +244,11 @@ void gpu_breakdown(BufferPort& port) {
   };
   std::printf("\nGPU preview, rgb, %dx%d region (view and halo), backend kept, median of %d:\n", shape.width,
               shape.height, kRequests);
-  std::printf("  run_filter, pageable buffers, engine's bands %5.2f ms\n",
-              median_of([&] { engine(false, 0); }));
+  std::printf("  run_filter, pageable buffers, engine's bands %5.2f ms\n", median_of([&] { engine(false, 0); }));
   std::printf("  render_preview (no worker thread)          %6.2f ms\n",
               median_of([&] { render_preview(settings, *input, {}, &kept); }));
-  std::printf("  run_filter, pageable buffers, again         %6.2f ms\n",
-              median_of([&] { engine(false, 0); }));
-  std::printf("  run_filter, pinned buffers, engine's bands  %6.2f ms\n",
-              median_of([&] { engine(true, 0); }));
+  std::printf("  run_filter, pageable buffers, again         %6.2f ms\n", median_of([&] { engine(false, 0); }));
+  std::printf("  run_filter, pinned buffers, engine's bands  %6.2f ms\n", median_of([&] { engine(true, 0); }));
   std::printf("  run_filter, pinned buffers, one band        %6.2f ms\n",
               median_of([&] { engine(true, shape.height); }));
   std::printf("  make_plan alone                             %6.2f ms\n",
@@ -263,9 +290,9 @@ void cpu_breakdown(BufferPort& port) {
             edgewise::ImageBuffer{const_cast<float*>(input->pixels.data()), input->shape, edgewise::SampleType::f32, 0},
             edgewise::ImageBuffer{out.data(), input->shape, edgewise::SampleType::u8, 0}, options);
       };
-      const std::vector<std::function<void()>> variants = {
-          [&] { engine(0); }, [&] { engine(16); }, [&] { engine(32); }, [&] { engine(64); },
-          [&] { render_preview(settings, *input, {}, &kept); }};
+      const std::vector<std::function<void()>> variants = {[&] { engine(0); }, [&] { engine(16); }, [&] { engine(32); },
+                                                           [&] { engine(64); },
+                                                           [&] { render_preview(settings, *input, {}, &kept); }};
       std::vector<std::vector<double>> times(variants.size());
       for (int i = 0; i <= kRequests; ++i) {
         edgewise::set_param(settings.spec, "sigma-r", 10.0 + i);
@@ -276,7 +303,8 @@ void cpu_breakdown(BufferPort& port) {
         }
       }
       std::printf("%-16s", (std::string(edgewise::to_string(mode)) + (adaptive ? " adaptive" : "")).c_str());
-      for (size_t v = 0; v < variants.size(); ++v) std::printf(" %*.1f", v + 1 < variants.size() ? 10 : 15, percentile(times[v], 0.5));
+      for (size_t v = 0; v < variants.size(); ++v)
+        std::printf(" %*.1f", v + 1 < variants.size() ? 10 : 15, percentile(times[v], 0.5));
       std::printf("\n");
     }
 }
@@ -296,15 +324,18 @@ int main() {
   std::vector<std::string> backends = {"cpu"};
   if (have_gpu) backends.insert(backends.begin(), "cuda");
   if (std::getenv("EDGEWISE_BENCH_BREAKDOWN_ONLY")) backends.clear();
+  std::vector<Case> cases;
+  for (const auto mode : {edgewise::ColorMode::rgb, edgewise::ColorMode::per_channel, edgewise::ColorMode::lab})
+    for (const bool adaptive : {false, true})
+      if (!adaptive || mode == edgewise::ColorMode::rgb) cases.push_back(bilateral_case(mode, adaptive));
+  for (Case& other : other_cases()) cases.push_back(std::move(other));
   for (const auto& backend : backends)
-    for (const auto mode : {edgewise::ColorMode::rgb, edgewise::ColorMode::per_channel, edgewise::ColorMode::lab})
-      for (const bool adaptive : {false, true}) {
-        if (adaptive && mode != edgewise::ColorMode::rgb) continue;
-        const Row row = measure(port, backend, mode, adaptive);
-        std::printf("%-34s %-16s %9.1f %10.1f %8.1f %9.1f %8.1f %10.1f %7.2f\n", row.backend.c_str(),
-                    row.mode.c_str(), row.first, row.median, row.p95, row.pan_median, row.read_median,
-                    row.engine_median, row.median / row.engine_median);
-      }
+    for (const Case& measured : cases) {
+      const Row row = measure(port, backend, measured);
+      std::printf("%-34s %-16s %9.1f %10.1f %8.1f %9.1f %8.1f %10.1f %7.2f\n", row.backend.c_str(), row.mode.c_str(),
+                  row.first, row.median, row.p95, row.pan_median, row.read_median, row.engine_median,
+                  row.median / row.engine_median);
+    }
   cpu_breakdown(port);
   if (have_gpu) {  // how much of a GPU preview is making the backend (once per run)
     std::vector<double> setup;
