@@ -257,7 +257,7 @@ void gpu_breakdown(BufferPort& port) {
 
 // Where a CPU preview's time goes beyond the engine's: per mode, the same
 // region through run_filter with the engine's default bands, with bands of
-// 16, 32 and 64 rows (the preview's were 16 until stop 24), and through
+// 16, 32 and 64 rows (the preview's were 16 until stop 23), and through
 // render_preview without the worker thread; the variants take turns within
 // each of 40 rounds (a new sigma-r each), so the machine's load falls on
 // all alike, and each line is their median.

@@ -100,7 +100,7 @@ PreviewResult render_preview(const Settings& settings, const PreviewInput& input
   options.backend = settings.backend;
   // The engine's own bands: on the CPU about 150 rows of an 800x600 view
   // at r = 7, so a newer request cancels this one within a quarter of it;
-  // on the GPU one band, as before. The 16-row bands used until stop 24
+  // on the GPU one band, as before. The 16-row bands used until stop 23
   // made a CPU preview 10-17 % slower than the engine on the same region:
   // every band is several OpenMP regions, and on the worker thread the
   // team's wake-ups between them cost that much (OMP_WAIT_POLICY=active

@@ -68,7 +68,6 @@ struct PreviewResult {
   double seconds = 0;                       // engine time
 };
 
-
 // Throws edgewise::Cancelled when `progress` returns false; any other
 // failure is reported in the result's error.
 // `kept` (may be null) keeps the backend and its buffers for the next
