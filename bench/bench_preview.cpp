@@ -92,6 +92,20 @@ double percentile(std::vector<double> values, double p) {
   return values[std::min(values.size() - 1, size_t(p * double(values.size())))];
 }
 
+// The engine alone on a preview's region: its float samples into `out` as
+// 8-bit, on `backend` kept in `kept`, in bands of `band_rows` (0: the
+// engine's own), as the CLI would run that region.
+void run_engine(const edgewise::FilterSpec& spec, const PreviewInput& input, const std::string& backend, int band_rows,
+                edgewise::KeptBackends& kept, std::vector<uint8_t>& out) {
+  edgewise::RunOptions options;
+  options.backend = backend;
+  options.kept = &kept;
+  options.band_rows = band_rows;
+  edgewise::run_filter(
+      spec, edgewise::ImageBuffer{const_cast<float*>(input.pixels.data()), input.shape, edgewise::SampleType::f32, 0},
+      edgewise::ImageBuffer{out.data(), input.shape, edgewise::SampleType::u8, 0}, options);
+}
+
 // A case: the filter, its label, and the slider a drag moves (its value
 // at request i is base + step i).
 struct Case {
@@ -154,15 +168,7 @@ Row measure(BufferPort& port, const std::string& backend, const Case& measured) 
   // what the preview costs beyond it is the dialog's.
   edgewise::KeptBackends kept;
   std::vector<uint8_t> out(input->pixels.size());
-  auto engine_run = [&] {
-    edgewise::RunOptions options;
-    options.backend = backend;
-    options.kept = &kept;
-    edgewise::run_filter(
-        settings.spec,
-        edgewise::ImageBuffer{const_cast<float*>(input->pixels.data()), input->shape, edgewise::SampleType::f32, 0},
-        edgewise::ImageBuffer{out.data(), input->shape, edgewise::SampleType::u8, 0}, options);
-  };
+  auto engine_run = [&] { run_engine(settings.spec, *input, backend, 0, kept, out); };
   engine_run();  // makes the backend
   std::vector<double> slider, panned, read, engine;
   constexpr int kBlock = 10;
@@ -280,16 +286,7 @@ void cpu_breakdown(BufferPort& port) {
       const auto input = read_preview_input(port, plan_region(view, port.shape(), port.affected(), settings.spec));
       edgewise::KeptBackends kept;
       std::vector<uint8_t> out(input->pixels.size());
-      auto engine = [&](int band_rows) {
-        edgewise::RunOptions options;
-        options.backend = "cpu";
-        options.kept = &kept;
-        options.band_rows = band_rows;
-        edgewise::run_filter(
-            settings.spec,
-            edgewise::ImageBuffer{const_cast<float*>(input->pixels.data()), input->shape, edgewise::SampleType::f32, 0},
-            edgewise::ImageBuffer{out.data(), input->shape, edgewise::SampleType::u8, 0}, options);
-      };
+      auto engine = [&](int band_rows) { run_engine(settings.spec, *input, "cpu", band_rows, kept, out); };
       const std::vector<std::function<void()>> variants = {[&] { engine(0); }, [&] { engine(16); }, [&] { engine(32); },
                                                            [&] { engine(64); },
                                                            [&] { render_preview(settings, *input, {}, &kept); }};

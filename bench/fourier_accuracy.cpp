@@ -36,9 +36,8 @@ namespace {
 
 using namespace edgewise;
 
-using edgewise_bench::comma_list;
-using edgewise_bench::number_list;
 using edgewise_bench::psnr_255;
+using edgewise_bench::read_list_flags;
 
 FloatImage load(const std::string& path) { return edgewise_bench::load_photo(path, "fourier_accuracy"); }
 
@@ -51,23 +50,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> kernels = {"gaussian", "tukey", "lorentz", "huber"};
   std::vector<std::string> images = {"astronaut.png", "camera.png", "astronaut_noisy.png"};
   std::vector<double> term_counts = {0};
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--sigma-s")
-      sigma_s = number_list(value);
-    else if (flag == "--sigma-r")
-      sigma_r = number_list(value);
-    else if (flag == "--kernels")
-      kernels = comma_list(value);
-    else if (flag == "--terms")
-      term_counts = number_list(value);
-    else if (flag == "--images")
-      images = comma_list(value);
-    else {
-      std::fprintf(stderr, "fourier_accuracy: unknown option %s\n", flag.c_str());
-      return 2;
-    }
-  }
+  read_list_flags(argc, argv,
+                  {{{"--sigma-s", &sigma_s}, {"--sigma-r", &sigma_r}, {"--terms", &term_counts}},
+                   {{"--kernels", &kernels}, {"--images", &images}}},
+                  "fourier_accuracy");
   std::vector<FloatImage> photos;
   for (const std::string& name : images) photos.push_back(load(std::string(EDGEWISE_SOURCE_DIR "/tests/data/") + name));
 

@@ -38,9 +38,8 @@ namespace {
 
 using namespace edgewise;
 
-using edgewise_bench::comma_list;
-using edgewise_bench::number_list;
 using edgewise_bench::psnr_255;
+using edgewise_bench::read_list_flags;
 
 FloatImage load(const std::string& path) { return edgewise_bench::load_photo(path, "fourier_reduced_prototype"); }
 
@@ -159,23 +158,10 @@ int main(int argc, char** argv) {
   std::vector<double> sigma_s = {8, 16, 32, 64}, sigma_r = {25}, factors = {2, 4, 8, 16};
   std::vector<std::string> images = {"astronaut.png", "camera.png", "astronaut_noisy.png"};
   std::vector<std::string> kernels = {"gaussian"};
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--sigma-s")
-      sigma_s = number_list(value);
-    else if (flag == "--sigma-r")
-      sigma_r = number_list(value);
-    else if (flag == "--factors")
-      factors = number_list(value);
-    else if (flag == "--images")
-      images = comma_list(value);
-    else if (flag == "--kernels")
-      kernels = comma_list(value);
-    else {
-      std::fprintf(stderr, "fourier_reduced_prototype: unknown option %s\n", flag.c_str());
-      return 2;
-    }
-  }
+  read_list_flags(argc, argv,
+                  {{{"--sigma-s", &sigma_s}, {"--sigma-r", &sigma_r}, {"--factors", &factors}},
+                   {{"--images", &images}, {"--kernels", &kernels}}},
+                  "fourier_reduced_prototype");
   std::printf("| photo | kernel | sigma-r | sigma-s | N | filter dB | full-resolution double dB |");
   for (double s : factors) std::printf(" factor %g dB |", s);
   std::printf("\n|---|---|---|---|---|---|---|");

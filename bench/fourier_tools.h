@@ -12,6 +12,7 @@
 #include <opencv2/imgproc.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bilateral.h"
@@ -68,6 +69,34 @@ inline std::vector<double> number_list(const std::string& text) {
   std::vector<double> values;
   for (const std::string& item : comma_list(text)) values.push_back(std::atof(item.c_str()));
   return values;
+}
+
+// The tools' options, "--flag a,b,c" pairs, each flag setting a list of
+// numbers or of words. Exits (status 2) with a message naming `tool` for a
+// flag it does not know.
+struct ListFlags {
+  std::vector<std::pair<std::string, std::vector<double>*>> numbers;
+  std::vector<std::pair<std::string, std::vector<std::string>*>> words;
+};
+inline void read_list_flags(int argc, char** argv, const ListFlags& flags, const char* tool) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    bool known = false;
+    for (const auto& [name, list] : flags.numbers) {
+      if (flag != name) continue;
+      *list = number_list(value);
+      known = true;
+    }
+    for (const auto& [name, list] : flags.words) {
+      if (flag != name) continue;
+      *list = comma_list(value);
+      known = true;
+    }
+    if (!known) {
+      std::fprintf(stderr, "%s: unknown option %s\n", tool, flag.c_str());
+      std::exit(2);
+    }
+  }
 }
 
 // Exits with a message naming `tool` for a name that is no range kernel.

@@ -9,22 +9,27 @@
 
 namespace edgewise_test {
 
-void exp2_avx512(const float* t, float* out, size_t count) {
+namespace {
+
+// out[i] = f(t[i]), 16 lanes at a time; a last partial vector's other lanes are 0.
+template <class F>
+void on_lanes(const float* t, float* out, size_t count, F f) {
   for (size_t i = 0; i < count; i += 16) {
     edgewise::float_lanes<16> x{};
     for (size_t k = 0; k < 16 && i + k < count; ++k) x[k] = t[i + k];
-    const edgewise::float_lanes<16> y = edgewise::ew_exp2(x);
+    const edgewise::float_lanes<16> y = f(x);
     for (size_t k = 0; k < 16 && i + k < count; ++k) out[i + k] = y[k];
   }
 }
 
+}  // namespace
+
+void exp2_avx512(const float* t, float* out, size_t count) {
+  on_lanes(t, out, count, [](edgewise::float_lanes<16> x) { return edgewise::ew_exp2(x); });
+}
+
 void exp2_poly_avx512(const float* t, float* out, size_t count) {
-  for (size_t i = 0; i < count; i += 16) {
-    edgewise::float_lanes<16> x{};
-    for (size_t k = 0; k < 16 && i + k < count; ++k) x[k] = t[i + k];
-    const edgewise::float_lanes<16> y = edgewise::exp2_poly(x);
-    for (size_t k = 0; k < 16 && i + k < count; ++k) out[i + k] = y[k];
-  }
+  on_lanes(t, out, count, [](edgewise::float_lanes<16> x) { return edgewise::exp2_poly(x); });
 }
 
 float exp2_avx512_in_lane(float t, int lane) {

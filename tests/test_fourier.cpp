@@ -36,6 +36,14 @@ FloatImage run_whole(const FilterSpec& spec, const FloatImage& image, int thread
   return run_cpu(spec, image, options);
 }
 
+// The CPU backend against the double reference of the filter's formula.
+void expect_matches_formula_reference(const FourierParameters& f, const FloatImage& image) {
+  const FloatImage got = run_whole(fourier_spec(f), image);
+  const Difference d = max_difference(
+      edgewise_reference::fourier_reference(to_reference(image), reference_settings(f, image.shape())), got);
+  EXPECT_LE(d.max_abs, 2e-4) << d.describe();
+}
+
 TEST(FourierDesign, KernelsAreTheExactFiltersOnes) {
   for (double x = -300.0; x <= 300.0; x += 0.37)
     for (double s : {0.5, 10.0, 25.0, 255.0}) {
@@ -140,11 +148,7 @@ TEST(FourierCpu, MatchesFormulaReference) {
         const ImageShape shape = fourier_sweep_shape(index, channels);
         const FourierParameters f = fourier_sweep_case(mode, kernel, index++, {0.8f, 2.0f, 2.6f, 4.5f}, 3);
         SCOPED_TRACE(describe(f, shape));
-        const FloatImage image = random_image(rng, shape);
-        const FloatImage got = run_whole(fourier_spec(f), image);
-        const Difference d =
-            max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_settings(f, shape)), got);
-        EXPECT_LE(d.max_abs, 2e-4) << d.describe();
+        expect_matches_formula_reference(f, random_image(rng, shape));
       }
 }
 
@@ -164,11 +168,7 @@ TEST(FourierCpu, EveryPassSizeMatchesFormulaReference) {
     f.kernel = terms % 3 ? RangeKernel::gaussian : RangeKernel::tukey;
     const ImageShape shape = shapes[size_t(terms) % 3];
     SCOPED_TRACE(describe(f, shape));
-    const FloatImage image = random_image(rng, shape);
-    const FloatImage got = run_whole(fourier_spec(f), image);
-    const Difference d =
-        max_difference(edgewise_reference::fourier_reference(to_reference(image), reference_settings(f, shape)), got);
-    EXPECT_LE(d.max_abs, 2e-4) << d.describe();
+    expect_matches_formula_reference(f, random_image(rng, shape));
   }
 }
 
