@@ -111,6 +111,7 @@ class FourierKernel : public BandKernel {
         powers_(fourier_pole_powers(plan.params)),
         scratch_(size_t(threads())) {
     const FourierParams& p = plan.params;
+    if (p.coarse_step > 1) return;  // run_coarse sizes its own buffers
     const int lanes = passes_.lanes, width = plan.shape.width;
     const size_t blocks = size_t((context.band_rows + lanes - 1) / lanes);
     const size_t plane = blocks * size_t(lanes) * size_t(width);
@@ -132,6 +133,11 @@ class FourierKernel : public BandKernel {
   void run(PaddedBand& input, const OutputBand& output, const std::vector<OutputBand>&) override {
     const FourierParams& p = plan_.params;
     prepare(input);
+    if (p.coarse_step > 1) {
+      run_coarse(input, output);
+      finish_pixels(input, output);
+      return;
+    }
     FourierPass pass;
     pass.params = &p;
     pass.taps = plan_.taps.data();
@@ -201,6 +207,80 @@ class FourierKernel : public BandKernel {
     }
   }
 
+  // Reduced resolution (fourier_coarse_passes.h): per colour channel the
+  // cells, their blur along rows and down columns, then the output rows.
+  void run_coarse(const PaddedBand& input, const OutputBand& output) {
+    const FourierParams& p = plan_.params;
+    const FourierPasses passes = passes_;
+    const int R = p.coarse_radius, width = output.width, lanes = passes.lanes;
+    FourierCoarsePass pass;
+    pass.params = &p;
+    pass.alpha = p.has_alpha ? input.row(p.color_channels, 0) : nullptr;
+    pass.stride = size_t(input.width);
+    pass.first_row = input.first_row;
+    pass.width = width;
+    pass.height = plan_.shape.height;
+    pass.vector_width = (width + lanes - 1) / lanes * lanes;
+    pass.out_first_row = output.first_row;
+    pass.out_rows = output.rows;
+    int first_row_cell, last_row_cell;
+    float weight;
+    fourier_coarse_position(p, output.first_row, first_row_cell, weight);
+    fourier_coarse_position(p, output.first_row + output.rows - 1, last_row_cell, weight);
+    const int first_column_cell = fourier_coarse_first(p);
+    pass.planes = 2 * p.terms + (p.has_alpha ? 1 : 0);
+    pass.inner_w = fourier_coarse_last(p, width) - first_column_cell + 1;
+    pass.inner_h = last_row_cell + 1 - first_row_cell + 1;
+    pass.grid_w = pass.inner_w + 2 * R;
+    pass.grid_h = pass.inner_h + 2 * R;
+    pass.cell_x0 = first_column_cell - R;
+    pass.cell_y0 = first_row_cell - R;
+    const size_t planes = size_t(pass.planes);
+    cells_.reserve(planes * size_t(pass.grid_h) * size_t(pass.grid_w));
+    rows_blurred_.reserve(planes * size_t(pass.grid_h) * size_t(pass.inner_w));
+    coarse_blurred_.reserve(planes * size_t(pass.inner_h) * size_t(pass.inner_w));
+    pass.cells = cells_.data();
+    pass.rows_blurred = rows_blurred_.data();
+    pass.blurred = coarse_blurred_.data();
+    column_cell_.resize(size_t(width));
+    column_weight_.resize(size_t(width));
+    for (int x = 0; x < width; ++x) {
+      int cell;
+      fourier_coarse_position(p, x, cell, column_weight_[size_t(x)]);
+      column_cell_[size_t(x)] = cell - first_column_cell;
+    }
+    pass.column_cell = column_cell_.data();
+    pass.column_weight = column_weight_.data();
+    pass.output_stride = output.row_stride;
+    // Output rows in chunks of whole cell rows' worth, so that a chunk
+    // expands each blurred cell row it uses once (and two at its start).
+    const int chunk = std::max(4 * p.coarse_step, 16), chunks = (output.rows + chunk - 1) / chunk;
+    for (int c = 0; c < p.color_channels; ++c) {
+      pass.channel = &p.channel[c];
+      pass.cosine = &plan_.cosine[plan_.coefficient(c, 0)];
+      pass.sine = &plan_.sine[plan_.coefficient(c, 0)];
+      pass.samples = input.row(c, 0);
+      pass.output = output.row(c, 0);
+#pragma omp parallel num_threads(threads())
+      {
+        FourierScratch& scratch = scratch_[size_t(omp_get_thread_num())];
+        scratch.coarse_sums.reserve(planes * size_t(pass.vector_width));
+        scratch.coarse_lines.reserve(2 * planes * size_t(pass.vector_width));
+#pragma omp for schedule(dynamic, 1)
+        for (int row = 0; row < pass.grid_h; ++row) passes.coarse_cells(pass, row, scratch);
+#pragma omp for schedule(dynamic, 8)
+        for (int i = 0; i < pass.planes * pass.grid_h; ++i)
+          passes.coarse_blur_row(pass, i / pass.grid_h, i % pass.grid_h);
+#pragma omp for schedule(dynamic, 8)
+        for (int i = 0; i < pass.planes * pass.inner_h; ++i)
+          passes.coarse_blur_column(pass, i / pass.inner_h, i % pass.inner_h);
+#pragma omp for schedule(dynamic, 1)
+        for (int k = 0; k < chunks; ++k)
+          passes.coarse_output(pass, k * chunk, std::min(chunk, output.rows - k * chunk), scratch);
+      }
+    }
+  }
+
   // Lab back to R'G'B', alpha passed through.
   void finish_pixels(const PaddedBand& input, const OutputBand& output) const {
     const FourierParams& p = plan_.params;
@@ -221,6 +301,9 @@ class FourierKernel : public BandKernel {
   std::vector<float> powers_;
   std::vector<FourierScratch> scratch_;
   FourierBuffer blurred_, alpha_mass_, sums_;
+  FourierBuffer cells_, rows_blurred_, coarse_blurred_;  // reduced resolution
+  std::vector<int> column_cell_;
+  std::vector<float> column_weight_;
 };
 
 }  // namespace
@@ -231,6 +314,14 @@ BandCost fourier_own_cost(const Plan& plan) {
   // scratch. Counted for two threads and the widest vectors.
   const auto& p = static_cast<const FourierPlan&>(plan).params;
   const size_t width = size_t(plan.shape.width), images = size_t(plan_images(p));
+  if (p.coarse_step > 1) {
+    // The grid's three buffers: a cell row per s output rows, 2R + 2 more
+    // rows fixed; each thread's sums and two expanded lines.
+    const size_t planes = size_t(2 * p.terms + 1), s = size_t(p.coarse_step), R = size_t(p.coarse_radius);
+    const size_t grid_w = width / s + 2 * R + 3, per_cell_row = planes * 3 * grid_w;
+    const size_t lines = 3 * planes * (width + kFourierMaxLanes);
+    return {(2 * R + 2) * per_cell_row + 2 * lines, (per_cell_row + s - 1) / s};
+  }
   const ScratchFloats s = scratch_floats(p, kFourierMaxLanes, int(images), int(width), 0);
   const size_t per_row = width * (images + (p.has_alpha ? 1 : 0) + (pass_count(p.terms) > 1 ? 2 : 0)) +
                          2 * ((p.recursive ? 2 * images : 0) + 2) * kFourierMaxLanes;

@@ -87,6 +87,38 @@ struct FourierPass {
   size_t output_stride = 0;
 };
 
+// One colour channel of a band at reduced resolution (params->coarse_step
+// > 1; fourier_coarse_passes.h). Planes: alpha (with an alpha plane), then
+// cos and sin of each term k = 1..N, each times alpha.
+struct FourierCoarsePass {
+  const FourierParams* params = nullptr;
+  const FourierChannel* channel = nullptr;
+  const float* cosine = nullptr;  // a_k of the channel, k = 0..N
+  const float* sine = nullptr;    // b_k
+  // The band: centred samples and alpha (or null), band row i at + i *
+  // stride, band row 0 is image row first_row; rows beyond the image
+  // repeat its edge rows.
+  const float* samples = nullptr;
+  const float* alpha = nullptr;
+  size_t stride = 0;
+  int first_row = 0, width = 0, height = 0;  // height: the image's
+  int vector_width = 0;                      // width rounded up to whole vectors: a line of the scratch
+  int out_first_row = 0, out_rows = 0;       // image row of output row 0
+  // The grid: cells [cell_x0, cell_x0 + grid_w) x [cell_y0, cell_y0 +
+  // grid_h); the inner ones (what the pixels interpolate between) are R
+  // (the cell Gaussian's radius) in from every side, inner_w x inner_h.
+  int planes = 0;
+  int cell_x0 = 0, cell_y0 = 0, grid_w = 0, grid_h = 0, inner_w = 0, inner_h = 0;
+  float* cells = nullptr;         // plane l, grid row r at (l grid_h + r) grid_w
+  float* rows_blurred = nullptr;  // plane l, grid row r at (l grid_h + r) inner_w
+  float* blurred = nullptr;       // plane l, inner row r at (l inner_h + r) inner_w
+  // Per pixel column x: the inner cell to its left and the right one's weight.
+  const int* column_cell = nullptr;
+  const float* column_weight = nullptr;
+  float* output = nullptr;  // output row j at output + j * output_stride
+  size_t output_stride = 0;
+};
+
 // The recursion's pole powers for FourierPass::powers (in double, then
 // rounded): where a walk starts with r + 1 samples behind it, its state is
 // their sum weighted by these.
@@ -95,6 +127,7 @@ std::vector<float> fourier_pole_powers(const FourierParams& p);
 // One thread's working memory, sized by the band kernel (fourier_scratch_floats).
 struct FourierScratch {
   FourierBuffer strip, ring, after, tile, lanes, samples, result;
+  FourierBuffer coarse_sums, coarse_lines;  // reduced resolution: planes x vector_width, twice that
 };
 
 using FourierColumnPass = void (*)(const FourierPass& pass, int x0, FourierScratch& scratch);
@@ -104,6 +137,12 @@ struct FourierPasses {
   int lanes;                  // W
   FourierColumnPass columns;  // columns [x0, x0 + W) of every output row, into `blurred`
   FourierRowPass rows;        // output rows [block W, block W + W): along the rows, combined into D and E
+  // Reduced resolution: a grid row of cells; the blur of one plane's grid
+  // row (along it) or inner row (down the columns); output rows.
+  void (*coarse_cells)(const FourierCoarsePass& pass, int row, FourierScratch& scratch);
+  void (*coarse_blur_row)(const FourierCoarsePass& pass, int plane, int row);
+  void (*coarse_blur_column)(const FourierCoarsePass& pass, int plane, int row);
+  void (*coarse_output)(const FourierCoarsePass& pass, int first, int count, FourierScratch& scratch);
 };
 
 namespace generic {

@@ -437,8 +437,12 @@ void rows_for(const FourierPass& pass, int block, FourierScratch& scratch) {
 void column_pass(const FourierPass& pass, int x0, FourierScratch& scratch) { columns_for<0>(pass, x0, scratch); }
 void row_pass(const FourierPass& pass, int block, FourierScratch& scratch) { rows_for<0>(pass, block, scratch); }
 
+#include "fourier_coarse_passes.h"
+
 }  // namespace
 
-FourierPasses fourier_passes() { return {W, column_pass, row_pass}; }
+FourierPasses fourier_passes() {
+  return {W, column_pass, row_pass, coarse_cells, coarse_blur_row, coarse_blur_column, coarse_output};
+}
 
 }  // namespace edgewise::cpu::EW_ISA_NAMESPACE

@@ -22,15 +22,17 @@
 //      true start states' share to the held outputs (Re(c z^n S), weights
 //      from the host) and combines them with the pixel's own term values
 //      into D, E and A. The last pass writes the output (fourier_output).
-// sigma-s <= 2 takes the window's taps in both kernels. The per-pixel math
+// sigma-s <= 2 takes the window's taps in both kernels. From sigma-s 16 on
+// (coarse_step > 1) neither runs: fourier_coarse.cu averages the term images
+// over cells of s x s pixels, blurs the cells and interpolates back. The per-pixel math
 // (phases, sin in turns, rotation, recursion steps, carries, output) is
 // core's fourier_math.h, as on the CPU. Device memory per band in flight:
 // Y (17 lanes a pixel and channel at most), the checkpoints (about 2.3
 // floats a pixel and channel) and, over several passes, D, E and A; held
 // per stream, not counted in the backend's budget (which has no hook for a
 // kernel's own memory).
-// H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6): kernel 8.8-9.2 ms at sigma-s
-// 4-64, 7.8 at 2 (was 13.4-14.2 and 9.9); bench/RESULTS.md, "Fourier
+// H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6), before the coarse path took
+// sigma-s 16 on: kernel 8.8-9.2 ms at sigma-s 4-64, 7.8 at 2 (was 13.4-14.2 and 9.9); bench/RESULTS.md, "Fourier
 // bilateral (issue 14)", fourth design.
 #include <cuda_pipeline.h>
 
@@ -41,6 +43,7 @@
 
 #include "color_lab.h"
 #include "device_resources.h"
+#include "fourier_coarse.h"
 #include "fourier_cuda.h"
 #include "fourier_design.h"
 #include "fourier_math.h"
@@ -766,7 +769,23 @@ class FourierDeviceKernel : public DeviceBandKernel {
     const int width = output.width, out_rows = output.rows, colours = p.color_channels;
     fourier_prepare_kernel<<<grid_for(size_t(input.rows) * size_t(input.width)), 256, 0, stream>>>(p, input);
     check(cudaGetLastError(), "launching the fourier preparation");
+    if (p.coarse_step > 1)
+      launch_fourier_coarse(plan_, input, output, coarse_scratch_[stream], stream);
+    else
+      run_full_resolution(input, output, stream);
+    if (p.lab) {
+      const dim3 block(32, 8), grid(unsigned(ceil_div(width, 32)), unsigned(ceil_div(out_rows, 8)));
+      fourier_from_lab_kernel<<<grid, block, 0, stream>>>(output);
+      check(cudaGetLastError(), "launching the Lab conversion");
+    }
+    if (p.has_alpha) launch_copy_plane(input, plan_.reach, output, colours, stream);
+  }
 
+ private:
+  // The full-resolution passes (the file's header), into `output`.
+  void run_full_resolution(const DeviceBand& input, const DeviceOutput& output, cudaStream_t stream) {
+    const FourierParams& p = plan_.params;
+    const int width = output.width, out_rows = output.rows, colours = p.color_channels;
     const BandView view{input.plane(0),
                         input.plane_stride,
                         p.has_alpha ? input.plane(colours) : nullptr,
@@ -820,15 +839,8 @@ class FourierDeviceKernel : public DeviceBandKernel {
                                                                        output);
       check(cudaGetLastError(), "launching the fourier row pass");
     }
-    if (p.lab) {
-      const dim3 block(32, 8), grid(unsigned(ceil_div(width, 32)), unsigned(ceil_div(out_rows, 8)));
-      fourier_from_lab_kernel<<<grid, block, 0, stream>>>(output);
-      check(cudaGetLastError(), "launching the Lab conversion");
-    }
-    if (p.has_alpha) launch_copy_plane(input, plan_.reach, output, colours, stream);
   }
 
- private:
   PassTerms pass_terms(int pass, int passes) const {
     const FourierParams& p = plan_.params;
     PassTerms terms{};
@@ -868,13 +880,16 @@ class FourierDeviceKernel : public DeviceBandKernel {
   const FourierPlan& plan_;
   Taps taps_{};
   std::map<cudaStream_t, Scratch> scratch_;
+  std::map<cudaStream_t, FourierCoarseScratch> coarse_scratch_;
 };
 
 }  // namespace
 
 std::string fourier_unsupported(const Plan& plan) {
+  const FourierParams& p = static_cast<const FourierPlan&>(plan).params;
+  if (p.coarse_step > 1) return "";  // the coarse path holds no row on chip
   size_t shared_bytes = 0;
-  row_layout(static_cast<const FourierPlan&>(plan).params, plan.shape.width, shared_bytes);
+  row_layout(p, plan.shape.width, shared_bytes);
   if (!shared_bytes)
     return "the fourier filter's GPU row pass holds a row's lanes on chip: rows of " +
            std::to_string(plan.shape.width) + " pixels do not fit";

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -117,11 +118,21 @@ TEST(FourierSpec, RgbIsRefusedNamingTheModesThatWork) {
   EXPECT_THROW(run_filter(spec, image.shape(), image, out, options), std::invalid_argument);
 }
 
-TEST(FourierSpec, ReachIsTheExactWindowAndTermsAreAutomatic) {
+// Below sigma-s 16 the reach is the exact window's; from 16 on (reduced
+// resolution) the cells that the blurs of a pixel's two cell rows reach.
+TEST(FourierSpec, ReachIsTheWindowsAndTermsAreAutomatic) {
   FourierParameters f;
-  for (float sigma : {0.1f, 2.0f, 10.0f, 64.0f, 100.0f}) {
+  for (float sigma : {0.1f, 2.0f, 10.0f, 15.9f}) {
     f.sigma_s = sigma;
     EXPECT_EQ(filter_reach(fourier_spec(f)), int(std::ceil(4.0 * double(sigma))));
+  }
+  for (float sigma : {16.0f, 21.0f, 64.0f, 100.0f}) {
+    f.sigma_s = sigma;
+    const CoarseGrid grid = design_coarse_grid(double(sigma));
+    EXPECT_EQ(grid.step, int(sigma / 4.0f));
+    EXPECT_GE(grid.sigma, 3.9);
+    EXPECT_LT(grid.sigma, 5.0);
+    EXPECT_EQ(filter_reach(fourier_spec(f)), (grid.radius + 1) * grid.step + grid.step / 2);
   }
   f.sigma_r = 25.0f;
   const FilterSpec spec = fourier_spec(f);
@@ -150,6 +161,28 @@ TEST(FourierCpu, MatchesFormulaReference) {
         SCOPED_TRACE(describe(f, shape));
         expect_matches_formula_reference(f, random_image(rng, shape));
       }
+}
+
+// The same at reduced resolution (sigma-s >= 16; cells of 4, 5 and 10
+// pixels), where the formula's window is the cells', blurred and
+// interpolated: images smaller than a cell, 1 x N, N x 1 and primes.
+TEST(FourierCpu, ReducedResolutionMatchesFormulaReference) {
+  EW_SEEDED_RNG(rng);
+  int index = 0;
+  for (ColorMode mode : kFourierModes)
+    for (RangeKernel kernel : kAllKernels)
+      for (int channels = 1; channels <= 4; ++channels) {
+        const ImageShape shape = fourier_sweep_shape(index, channels);
+        const FourierParameters f = fourier_sweep_case(mode, kernel, index++, {16.0f, 21.0f, 40.0f}, 3);
+        SCOPED_TRACE(describe(f, shape));
+        expect_matches_formula_reference(f, random_image(rng, shape));
+      }
+  FourierParameters f;
+  f.sigma_s = 23.0f;
+  for (const ImageShape& shape : {ImageShape{3, 2, 3}, ImageShape{97, 61, 4}, ImageShape{61, 97, 1}}) {
+    SCOPED_TRACE(describe(f, shape));
+    expect_matches_formula_reference(f, random_image(rng, shape));
+  }
 }
 
 // The CPU runs a channel's N terms in passes of up to eight (fourier_cpu.cpp:
@@ -190,33 +223,36 @@ TEST(FourierCpu, PassesOfTheAskedInstructionSet) {
 }
 
 // With sigma-r at its maximum the range kernel is flat: the filter is the
-// spatial Gaussian alone, which checks the float32 recursion up to
-// sigma-s = 100 against the window summed in double.
-TEST(FourierCpu, FlatRangeKernelIsTheSpatialGaussian) {
+// spatial window alone, which checks the float32 recursion (up to sigma-s
+// 16) and the reduced resolution's cells, blurs and interpolation (from 16
+// up to 100) against the window summed in double.
+TEST(FourierCpu, FlatRangeKernelIsTheSpatialWindow) {
   EW_SEEDED_RNG(rng);
-  for (float sigma : {3.0f, 17.0f, 100.0f}) {
+  for (float sigma : {3.0f, 15.5f, 17.0f, 40.0f, 100.0f}) {
     FourierParameters f;
     f.sigma_s = sigma;
     f.sigma_r = 100000.0f;
-    f.terms = 8;  // R within 1e-9 of flat: what is measured is the recursion
+    f.terms = 8;  // R within 1e-9 of flat: what is measured is the window
     const FloatImage image = random_image(rng, {211, 157, 3});
     SCOPED_TRACE(describe(f, image.shape()));
-    const SpatialGaussian g = design_spatial_gaussian(double(sigma));
+    const edgewise_reference::FourierSettings settings = reference_settings(f, image.shape());
+    const int w = image.shape().width, h = image.shape().height;
+    const std::vector<double> across = edgewise_reference::fourier_axis_window(settings, w),
+                              down = edgewise_reference::fourier_axis_window(settings, h);
     // Separable, so sum rows then columns in double.
     ReferenceImage expected = to_reference(image), rows = expected;
-    const int w = image.shape().width, h = image.shape().height, r = g.radius;
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x)
         for (int c = 0; c < 3; ++c) {
           double sum = 0.0;
-          for (int n = -r; n <= r; ++n) sum += g.impulse(n) * image.at(std::clamp(x + n, 0, w - 1), y, c);
+          for (int q = 0; q < w; ++q) sum += across[size_t(x) * size_t(w) + size_t(q)] * image.at(q, y, c);
           rows.at(x, y, c) = sum;
         }
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x)
         for (int c = 0; c < 3; ++c) {
           double sum = 0.0;
-          for (int n = -r; n <= r; ++n) sum += g.impulse(n) * rows.at(x, std::clamp(y + n, 0, h - 1), c);
+          for (int q = 0; q < h; ++q) sum += down[size_t(y) * size_t(h) + size_t(q)] * rows.at(x, q, c);
           expected.at(x, y, c) = sum;
         }
     const Difference d = max_difference(expected, run_whole(fourier_spec(f), image));
@@ -235,7 +271,7 @@ TEST(FourierCpu, FlatRangeKernelIsTheSpatialGaussian) {
 TEST(FourierCpu, BandHeightAndThreads) {
   EW_SEEDED_RNG(rng);
   for (ColorMode mode : kFourierModes)
-    for (float sigma : {1.5f, 6.0f}) {
+    for (float sigma : {1.5f, 6.0f, 17.0f}) {
       FourierParameters f;
       f.mode = mode;
       f.sigma_s = sigma;
@@ -250,7 +286,9 @@ TEST(FourierCpu, BandHeightAndThreads) {
         options.band_rows = band_rows;
         options.backend_options.threads = 2;
         const FloatImage banded = run_cpu(spec, image, options);
-        if (sigma <= 2.0f) {
+        // The taps, and the reduced resolution's cells (aligned to the
+        // image, each summed in one order), are the same in any band.
+        if (sigma <= 2.0f || sigma >= 16.0f) {
           EXPECT_TRUE(bit_identical(whole, banded)) << "band_rows " << band_rows;
         } else {
           const Difference d = max_difference(whole, banded);
@@ -399,6 +437,36 @@ TEST(FourierPhotos, LabWithinFiftyDecibelsOfTheChannelwiseExactFilter) {
                                run_whole(fourier_spec(f), image));
         EXPECT_GE(db, 50.0);
       }
+}
+
+// Reduced resolution (sigma-s 16 and 21: cells of 4 and 5 pixels), every
+// kernel: at least 50 dB against the exact filter at radius ceil(4 sigma-s)
+// on larger crops (the window spans most of them, so borders weigh much),
+// the crop with alpha over its visible pixels.
+TEST(FourierPhotos, ReducedResolutionWithinFiftyDecibels) {
+  for (const Photo& photo : {kPhotos[0], kPhotos[3]}) {
+    const FloatImage image = photo_crop(photo.name, photo.x0, photo.y0, 60, 46, photo.alpha);
+    for (RangeKernel kernel : kAllKernels)
+      for (float sigma_s : {photo.alpha ? 21.0f : 16.0f}) {
+        const float sigma_r = kernel == RangeKernel::gaussian ? 25.0f : kernel == RangeKernel::lorentz ? 100.0f : 10.0f;
+        FourierParameters f;
+        f.kernel = kernel;
+        f.sigma_s = sigma_s;
+        f.sigma_r = sigma_r;
+        SCOPED_TRACE(std::string(photo.name) + ": " + describe(f, image.shape()));
+        edgewise_reference::BilateralSettings exact;
+        exact.mode = edgewise_reference::Mode::per_channel;
+        exact.kernel = edgewise_reference::Kernel(int(kernel));
+        exact.sigma_s = double(sigma_s);
+        exact.sigma_r = double(sigma_r);
+        exact.radius = int(std::ceil(4.0 * double(sigma_s)));
+        const double db = psnr(edgewise_reference::bilateral_reference(to_reference(image), exact),
+                               run_whole(fourier_spec(f), image));
+        EXPECT_GE(db, 50.0);
+        std::printf("%s %s sigma-s %g sigma-r %g: %.1f dB\n", photo.name, to_string(kernel), double(sigma_s),
+                    double(sigma_r), db);
+      }
+  }
 }
 
 #else

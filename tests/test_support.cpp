@@ -282,6 +282,9 @@ edgewise_reference::FourierSettings reference_settings(const FourierParameters& 
   s.mode = f.mode == edgewise::ColorMode::lab ? edgewise_reference::Mode::lab : edgewise_reference::Mode::per_channel;
   const edgewise::SpatialGaussian spatial = edgewise::design_spatial_gaussian(double(f.sigma_s));
   for (int n = 0; n <= spatial.radius; ++n) s.spatial.push_back(spatial.impulse(n));
+  const edgewise::CoarseGrid grid = edgewise::design_coarse_grid(double(f.sigma_s));
+  s.coarse_step = grid.step;
+  s.coarse_taps = grid.taps;
   for (int c = 0; c < fp.params.color_channels; ++c) {
     edgewise_reference::FourierChannelSeries series;
     series.low = fp.params.channel[c].low;

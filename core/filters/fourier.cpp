@@ -89,8 +89,15 @@ std::string check_fourier(const FilterSpec& spec) {
   return "";
 }
 
+// Rows a pixel's output depends on: the window, or at reduced resolution
+// the cells of the blurs that reach the two cell rows around the pixel
+// (at most radius + 1 cells away, their centres within s/2 of it).
+int coarse_reach(const CoarseGrid& grid) { return (grid.radius + 1) * grid.step + grid.step / 2; }
+
 int fourier_reach(const FilterSpec& spec) {
-  return design_spatial_gaussian(double(fourier_parameters(spec).sigma_s)).radius;
+  const double sigma_s = double(fourier_parameters(spec).sigma_s);
+  const CoarseGrid grid = design_coarse_grid(sigma_s);
+  return grid.step > 1 ? coarse_reach(grid) : design_spatial_gaussian(sigma_s).radius;
 }
 
 // The auto rule, fitted with bench/quality/auto_quality at the default
@@ -129,6 +136,20 @@ void fill_spatial(FourierPlan& plan, const SpatialGaussian& spatial) {
   plan.spatial_error = spatial.max_error;
 }
 
+void fill_coarse(FourierParams& p, const CoarseGrid& grid) {
+  const int s = grid.step;
+  p.coarse_step = s;
+  p.coarse_radius = grid.radius;
+  for (size_t n = 0; n < grid.taps.size(); ++n) p.coarse_tap[n] = float(grid.taps[n]);
+  // Pixel q s + m sits at (q s + m + 1/2) / s - 1/2 cells: between cell q - 1
+  // and q where 2m + 1 < s, else between q and q + 1.
+  for (int m = 0; m < s && s > 1; ++m) {
+    const double position = (2.0 * m + 1.0 - s) / (2.0 * s);
+    p.coarse_shift[m] = position < 0.0 ? -1 : 0;
+    p.coarse_weight[m] = float(position < 0.0 ? position + 1.0 : position);
+  }
+}
+
 std::unique_ptr<Plan> plan_fourier(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) {
   if (!request.extra_outputs.empty())
     throw std::invalid_argument("the fourier filter makes no " + request.extra_outputs.front() + " output");
@@ -137,9 +158,11 @@ std::unique_ptr<Plan> plan_fourier(const FilterSpec& spec, const ImageShape& sha
   auto plan = std::make_unique<FourierPlan>();
   plan->family = "fourier";
   const SpatialGaussian spatial = design_spatial_gaussian(double(f.sigma_s));
-  plan->reach = spatial.radius;
+  const CoarseGrid grid = design_coarse_grid(double(f.sigma_s));
+  plan->reach = grid.step > 1 ? coarse_reach(grid) : spatial.radius;
   plan->pad = 0;  // the kernels clamp columns themselves
   fill_spatial(*plan, spatial);
+  fill_coarse(plan->params, grid);
 
   FourierParams& p = plan->params;
   p.color_channels = color_channels(shape);

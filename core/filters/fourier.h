@@ -18,7 +18,9 @@
 // way towards what the series says, down to keeping the pixel; D_floor
 // (1e-5) does the same where almost no visible pixel is near (A tiny, or
 // 0: all transparent, where the exact filter keeps the pixel too).
-// G is normalised; fourier_design.h says how it is computed.
+// G is normalised; fourier_design.h says how it is computed, and how from
+// sigma_s 16 on C_k, S_k and A are blurred at reduced resolution instead
+// (cells of s x s pixels, a Gaussian on their grid, bilinear back).
 // This header holds the parameters (from fourier_params.def), the values
 // the kernels need, the plan and the registry row; the per-pixel math is in
 // fourier_math.h.
@@ -42,6 +44,10 @@ struct FourierParameters {
 FourierParameters fourier_parameters(const FilterSpec& spec);
 // Throws std::invalid_argument with validate()'s message for a bad value.
 FilterSpec fourier_spec(const FourierParameters& parameters);
+
+// fourier_design.h's kMaxCoarseStep and kMaxCoarseRadius (checked there).
+constexpr int kFourierMaxCoarseStep = 25;
+constexpr int kFourierMaxCoarseRadius = 20;
 
 // One colour channel's samples in working units (code values, or L*, a*,
 // b*): clamped to [low, high], then centred on `middle` for the series.
@@ -74,6 +80,16 @@ struct FourierParams {
   float leaving_re[2], leaving_im[2];
   float steady_re[2], steady_im[2];
   float centre;
+  // Reduced resolution (fourier_design.h, CoarseGrid; sigma_s >= 16): cells
+  // of coarse_step x coarse_step pixels, blurred by coarse_tap[|n|], |n| <=
+  // coarse_radius, on the cell grid. Pixel x's phase m = x mod s places it
+  // between cells x / s + coarse_shift[m] and the next, the second weighing
+  // coarse_weight[m] (fourier_coarse_position). coarse_step 1: none of this.
+  int coarse_step;
+  int coarse_radius;
+  float coarse_tap[kFourierMaxCoarseRadius + 1];
+  int coarse_shift[kFourierMaxCoarseStep];
+  float coarse_weight[kFourierMaxCoarseStep];
 };
 
 class FourierPlan : public Plan {

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "color_lab.h"
+#include "fourier.h"
 
 namespace edgewise {
 
@@ -383,6 +384,26 @@ SpatialGaussian design_spatial_gaussian(double sigma_s) {
   for (int n = 0; n <= r; ++n)
     design.max_error = std::max(design.max_error, std::fabs(design.impulse(n) - design.taps[size_t(n)]));
   return design;
+}
+
+static_assert(kMaxCoarseStep == kFourierMaxCoarseStep && kMaxCoarseRadius == kFourierMaxCoarseRadius,
+              "FourierParams' coarse tables are sized by these");
+
+CoarseGrid design_coarse_grid(double sigma_s) {
+  CoarseGrid grid;
+  if (sigma_s < kCoarseFromSigma) return grid;
+  grid.step = std::min(int(std::floor(sigma_s / 4.0)), kMaxCoarseStep);
+  const double s = grid.step;
+  grid.sigma = std::sqrt(sigma_s * sigma_s - (s * s - 1.0) / 12.0) / s;
+  grid.radius = std::min(int(std::ceil(4.0 * grid.sigma)), kMaxCoarseRadius);
+  grid.taps.resize(size_t(grid.radius) + 1);
+  double total = 0.0;
+  for (int n = 0; n <= grid.radius; ++n) {
+    grid.taps[size_t(n)] = std::exp(-double(n) * n / (2.0 * grid.sigma * grid.sigma));
+    total += (n == 0 ? 1.0 : 2.0) * grid.taps[size_t(n)];
+  }
+  for (double& g : grid.taps) g /= total;
+  return grid;
 }
 
 const LabRange& lab_range() {

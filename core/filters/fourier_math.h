@@ -112,6 +112,27 @@ EW_HD T fourier_output(const FourierParams& p, const FourierChannel& channel, T 
   return ew_min(ew_max(moved, T{} - channel.half_range), T{} + channel.half_range) + channel.middle;
 }
 
+// ---- reduced resolution (fourier_design.h, CoarseGrid) ----
+
+// The cell grid's place of pixel x >= 0 (a column or a row of the image):
+// the cell `cell` and the next one surround it, the next weighing `weight`
+// (a value is v[cell] + weight (v[cell + 1] - v[cell]) on every backend).
+EW_HD void fourier_coarse_position(const FourierParams& p, int x, int& cell, float& weight) {
+  const int q = x / p.coarse_step, m = x - q * p.coarse_step;
+  cell = q + p.coarse_shift[m];
+  weight = p.coarse_weight[m];
+}
+
+// The first and last cells whose blurred values the pixels 0 .. n - 1 of a
+// row or column interpolate between.
+EW_HD int fourier_coarse_first(const FourierParams& p) { return p.coarse_shift[0]; }
+EW_HD int fourier_coarse_last(const FourierParams& p, int n) {
+  int cell;
+  float weight;
+  fourier_coarse_position(p, n - 1, cell, weight);
+  return cell + 1;
+}
+
 // ---- the spatial Gaussian's recursion (fourier_design.h) ----
 
 // One complex first-order section's state: u[n] = x[n] + z u[n-1] - z^(r+1) x[n-r-1].

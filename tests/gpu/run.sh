@@ -4,7 +4,8 @@
 # Logs go to $OUT when set (the device tool), else to build-gpu/logs.
 #
 # EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid;
-# also fourier-tests: test_cuda_fourier alone, fourier-profile: ncu on the
+# also fourier-tests: test_cuda_fourier alone, fourier-sanitizer: memcheck and
+# racecheck on its short set, half-sass: the moonshot's MUFU instructions, fourier-profile: ncu on the
 # Fourier kernels at sigma-s 2 and 16, half-weights: issue 17's moonshot,
 # sass: see below).
 # EDGEWISE_GPU_TARGETS builds only those targets (default: everything).
@@ -83,6 +84,17 @@ if has_step sass; then
     > "$LOGS/ncu-sass.csv" 2>&1 || status=1
 fi
 
+# compute-sanitizer on the Fourier filter's short set alone (after a change there).
+if has_step fourier-sanitizer; then
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool: CudaFourierShort"
+    compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      build-gpu/tests/gpu/test_cuda_fourier --gtest_filter='CudaFourierShort.*' \
+      > "$LOGS/sanitizer-fourier-$tool.log" 2>&1 || status=1
+    tail -4 "$LOGS/sanitizer-fourier-$tool.log"
+  done
+fi
+
 if has_step sanitizer; then
   for tool in memcheck racecheck; do
     step "compute-sanitizer $tool"
@@ -137,6 +149,15 @@ fi
 if has_step pyramid; then
   step "benchmark: multiresolution bilateral"
   build-gpu/bench/bench_pyramid_cuda 2>&1 | tee "$LOGS/bench-pyramid.txt" || status=1
+fi
+
+# Which special-function instructions the moonshot's kernels compile to
+# (is ex2.approx.f16x2 one MUFU for two exponentials?).
+if has_step half-sass; then
+  step "SASS: MUFU instructions of bench_half_weights"
+  cuobjdump -sass build-gpu/bench/bench_half_weights > "$LOGS/half-weights.sass" 2>&1 || status=1
+  grep -oE "MUFU\.[A-Z0-9_.]+" "$LOGS/half-weights.sass" | sort | uniq -c
+  grep -E "Function :|MUFU" "$LOGS/half-weights.sass" | grep -B1 "F16" | head -12
 fi
 
 # Issue 17's moonshot (bench/bench_half_weights.cu): speed and error of

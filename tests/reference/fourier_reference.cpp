@@ -41,13 +41,67 @@ void store(ReferenceImage& output, int x, int y, const double* value, bool lab) 
   }
 }
 
+// Along one axis, the weight of each sample position q (0 .. length - 1)
+// for the pixel at p: the window's weights of the virtual positions summed
+// onto the sample that clamp-to-edge makes of them.
+struct AxisWeights {
+  int length = 0;
+  std::vector<double> weights;  // length x length
+  std::vector<int> first, last;  // per p, the nonzero weights' q range
+  double at(int p, int q) const { return weights[size_t(p) * size_t(length) + size_t(q)]; }
+  void find_ranges() {
+    for (int p = 0; p < length; ++p) {
+      int lo = length, hi = -1;
+      for (int q = 0; q < length; ++q)
+        if (at(p, q) != 0.0) {
+          lo = std::min(lo, q);
+          hi = q;
+        }
+      first.push_back(lo);
+      last.push_back(hi);
+    }
+  }
+};
+
+AxisWeights axis_weights(const FourierSettings& settings, int length) {
+  AxisWeights axis;
+  axis.length = length;
+  axis.weights.assign(size_t(length) * size_t(length), 0.0);
+  auto add = [&](int p, int q, double w) {
+    axis.weights[size_t(p) * size_t(length) + size_t(std::clamp(q, 0, length - 1))] += w;
+  };
+  if (settings.coarse_step <= 1) {
+    const int radius = int(settings.spatial.size()) - 1;
+    for (int p = 0; p < length; ++p)
+      for (int d = -radius; d <= radius; ++d) add(p, p + d, settings.spatial[size_t(std::abs(d))]);
+    axis.find_ranges();
+    return axis;
+  }
+  const int s = settings.coarse_step, radius = int(settings.coarse_taps.size()) - 1;
+  for (int p = 0; p < length; ++p) {
+    const double position = (p + 0.5) / s - 0.5;
+    const int left = int(std::floor(position));
+    const double t = position - left;
+    for (int c = left; c <= left + 1; ++c)
+      for (int cell = c - radius; cell <= c + radius; ++cell)
+        for (int q = cell * s; q < cell * s + s; ++q)
+          add(p, q, (c == left ? 1.0 - t : t) * settings.coarse_taps[size_t(std::abs(c - cell))] / s);
+  }
+  axis.find_ranges();
+  return axis;
+}
+
 }  // namespace
+
+std::vector<double> fourier_axis_window(const FourierSettings& settings, int length) {
+  return axis_weights(settings, length).weights;
+}
 
 ReferenceImage fourier_reference(const ReferenceImage& input, const FourierSettings& settings) {
   const int width = input.width, height = input.height, colors = input.channels >= 3 ? 3 : 1;
   const bool lab = settings.mode == Mode::lab && colors == 3;
   const std::vector<double> work = working(input, lab);
-  const int radius = int(settings.spatial.size()) - 1;
+  const AxisWeights across = axis_weights(settings, width), down = axis_weights(settings, height);
   auto centred = [&](int x, int y, int c) {
     const FourierChannelSeries& s = settings.channels[size_t(c)];
     x = std::clamp(x, 0, width - 1);
@@ -67,11 +121,11 @@ ReferenceImage fourier_reference(const ReferenceImage& input, const FourierSetti
         const FourierChannelSeries& s = settings.channels[size_t(c)];
         const double up = centred(x, y, c), omega = 2.0 * kPi / s.period;
         double D = 0.0, E = 0.0, A = 0.0;
-        for (int dy = -radius; dy <= radius; ++dy)
-          for (int dx = -radius; dx <= radius; ++dx) {
-            const double w =
-                settings.spatial[size_t(std::abs(dx))] * settings.spatial[size_t(std::abs(dy))] * alpha(x + dx, y + dy);
-            const double difference = centred(x + dx, y + dy, c) - up;
+        for (int qy = down.first[size_t(y)]; qy <= down.last[size_t(y)]; ++qy)
+          for (int qx = across.first[size_t(x)]; qx <= across.last[size_t(x)]; ++qx) {
+            const double w = across.at(x, qx) * down.at(y, qy) * alpha(qx, qy);
+            if (w == 0.0) continue;
+            const double difference = centred(qx, qy, c) - up;
             double even = 0.0, odd = 0.0;
             for (size_t k = 0; k < s.cosine.size(); ++k) {
               even += s.cosine[k] * std::cos(omega * double(k) * difference);

@@ -33,10 +33,24 @@ struct FourierSettings {
   Mode mode = Mode::per_channel;  // per_channel or lab; grey images have one channel
   // h[|n|], n = 0..radius: the separable spatial weight of offset (dx, dy) is h[|dx|] h[|dy|].
   std::vector<double> spatial;
+  // Reduced resolution (core's fourier_design.h, CoarseGrid) when
+  // coarse_step s > 1: then `spatial` is unused and the weight of the
+  // (clamped) sample at virtual position q for the pixel at p is, per axis,
+  //   w(p, q) = sum over the two cells c around p of b_c(p) g[|c - floor(q / s)|] / s,
+  // g = coarse_taps (|n| <= its radius), the cells' centres at
+  // (c + 1/2) s - 1/2 and b_c the bilinear weights: cells of s pixels
+  // averaged, blurred by g on their grid, interpolated back, written as
+  // the one window it makes.
+  int coarse_step = 1;
+  std::vector<double> coarse_taps;
   std::vector<FourierChannelSeries> channels;  // one per colour channel
   double min_denominator = 1e-3;               // relative to A, the window's spatially weighted alpha
   double denominator_floor = 1e-5;
 };
+
+// The window along one axis of `length` samples: the weight of sample q
+// (clamp-to-edge folded in) for the pixel at p, at p * length + q.
+std::vector<double> fourier_axis_window(const FourierSettings& settings, int length);
 
 // out = u + E / max(D, min_denominator A, denominator_floor), clamped to
 // [low, high]; alpha unchanged.
