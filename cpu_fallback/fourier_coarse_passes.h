@@ -35,46 +35,91 @@ inline void coarse_terms(const FourierParams& p, const FourierChannel& channel, 
   }
 }
 
+// The s rows of one cell row summed at W columns for terms first ..
+// first + Count - 1 (and alpha, when `with_alpha`), held in registers over
+// the rows, stored into the sums' planes.
+template <int Count>
+inline void column_sums(const FourierCoarsePass& pass, int first, int v0, int x, bool with_alpha, float* sums) {
+  const FourierParams& p = *pass.params;
+  const FourierChannel& channel = *pass.channel;
+  const size_t line = size_t(pass.vector_width);
+  const int alpha_planes = pass.alpha ? 1 : 0;
+  V cos_sum[Count], sin_sum[Count], alpha_sum = splat(0.0f);
+  for (int t = 0; t < Count; ++t) cos_sum[t] = sin_sum[t] = splat(0.0f);
+  for (int v = v0; v < v0 + p.coarse_step; ++v) {
+    const size_t band_row = size_t(std::clamp(v, 0, pass.height - 1) - pass.first_row);
+    const V u = load_columns(pass.samples + band_row * pass.stride, x, pass.width);
+    const V a = pass.alpha ? load_columns(pass.alpha + band_row * pass.stride, x, pass.width) : splat(1.0f);
+    alpha_sum += a;
+    V base_c, base_s, c, sn;
+    fourier_term_pair(u, channel.turns_per_unit, base_c, base_s);
+    if (first == 1) {
+      c = base_c;
+      sn = base_s;
+    } else {
+      fourier_term_pair(u, float(double(first) * double(channel.turns_per_unit)), c, sn);
+    }
+    for (int t = 0; t < Count; ++t) {
+      if (t > 0) fourier_rotate(c, sn, base_c, base_s);
+      cos_sum[t] += pass.alpha ? c * a : c;
+      sin_sum[t] += pass.alpha ? sn * a : sn;
+    }
+  }
+  if (with_alpha) store(sums + x, alpha_sum);
+  for (int t = 0; t < Count; ++t) {
+    float* cos_plane = sums + size_t(alpha_planes + 2 * (first - 1 + t)) * line + x;
+    store(cos_plane, cos_sum[t]);
+    store(cos_plane + line, sin_sum[t]);
+  }
+}
+
+template <int Count>
+inline void column_sums_for(const FourierCoarsePass& pass, int count, int first, int v0, int x, bool with_alpha,
+                            float* sums) {
+  if constexpr (Count < kFourierGroupTerms) {
+    if (count != Count) return column_sums_for<Count + 1>(pass, count, first, v0, x, with_alpha, sums);
+  }
+  column_sums<Count>(pass, first, v0, x, with_alpha, sums);
+}
+
 // Grid row `row` of cells (every plane): cell (i, j) averages the term
 // images over the virtual pixels [i s, i s + s) x [j s, j s + s), those
-// beyond the image being the clamped edge pixels (the band repeats the edge
-// rows; columns are clamped here).
+// beyond the image being the clamped edge pixels (rows clamped to the
+// image, which the band holds; columns by load_columns and here). The term
+// values as coarse_terms has them: a fresh pair every kFourierGroupTerms.
 void coarse_cells(const FourierCoarsePass& pass, int row, FourierScratch& scratch) {
   const FourierParams& p = *pass.params;
   const int s = p.coarse_step, planes = pass.planes, width = pass.width;
   const size_t line = size_t(pass.vector_width);
   float* sums = scratch.coarse_sums.data();  // plane l at l * line
-  std::fill(sums, sums + size_t(planes) * line, 0.0f);
-  const int alpha_planes = pass.alpha ? 1 : 0;
-  for (int v = (pass.cell_y0 + row) * s, end = v + s; v < end; ++v) {
-    const size_t band_row = size_t(std::clamp(v, 0, pass.height - 1) - pass.first_row);
-    const float* samples = pass.samples + band_row * pass.stride;
-    const float* alpha = pass.alpha ? pass.alpha + band_row * pass.stride : nullptr;
-    for (int x = 0; x < width; x += W) {
-      const V a = alpha ? load_columns(alpha, x, width) : splat(1.0f);
-      if (alpha) store(sums + x, load(sums + x) + a);
-      coarse_terms(p, *pass.channel, load_columns(samples, x, width), [&](int k, V c, V sn) {
-        float* cos_plane = sums + size_t(alpha_planes + 2 * (k - 1)) * line + x;
-        float* sin_plane = cos_plane + line;
-        store(cos_plane, load(cos_plane) + (alpha ? c * a : c));
-        store(sin_plane, load(sin_plane) + (alpha ? sn * a : sn));
-      });
-    }
-  }
+  const int v0 = (pass.cell_y0 + row) * s;
+  for (int x = 0; x < width; x += W)
+    for (int first = 1; first <= p.terms; first += kFourierGroupTerms)
+      column_sums_for<1>(pass, std::min(kFourierGroupTerms, p.terms - first + 1), first, v0, x,
+                         pass.alpha && first == 1, sums);
+  // Per plane, s columns a cell: the cells that reach beyond the image
+  // (a few at each end) from clamped columns; then, in place, the sums of
+  // s columns from every column on, W at a time, whose values at the
+  // cells' first columns are the inner cells.
   const float scale = 1.0f / float(s * s);
+  const int inner_first = std::max(0, -pass.cell_x0), inner_end = std::min(pass.grid_w, width / s - pass.cell_x0);
   for (int l = 0; l < planes; ++l) {
-    const float* from = sums + size_t(l) * line;
+    float* from = sums + size_t(l) * line;
     float* to = pass.cells + (size_t(l) * size_t(pass.grid_h) + size_t(row)) * size_t(pass.grid_w);
     for (int i = 0; i < pass.grid_w; ++i) {
+      if (i == inner_first && inner_first < inner_end) i = inner_end;
+      if (i >= pass.grid_w) break;
       const int x0 = (pass.cell_x0 + i) * s;
       float sum = 0.0f;
-      if (x0 >= 0 && x0 + s <= width) {
-        for (int x = x0; x < x0 + s; ++x) sum += from[x];
-      } else {
-        for (int x = x0; x < x0 + s; ++x) sum += from[std::clamp(x, 0, width - 1)];
-      }
+      for (int x = x0; x < x0 + s; ++x) sum += from[std::clamp(x, 0, width - 1)];
       to[i] = sum * scale;
     }
+    for (int x = 0; x < width; x += W) {
+      V sum = load(from + x);
+      for (int m = 1; m < s; ++m) sum += load(from + x + m);
+      store(from + x, sum);
+    }
+    for (int i = inner_first; i < inner_end; ++i) to[i] = from[(pass.cell_x0 + i) * s] * scale;
   }
 }
 
@@ -119,15 +164,22 @@ void coarse_blur_column(const FourierCoarsePass& pass, int plane, int row) {
 }
 
 // Inner row `row` of the blurred cells, every plane, interpolated along
-// the row to each pixel, into `to` (plane l at l * line).
+// the row to each pixel, into `to` (plane l at l * line): for W pixels the
+// W cells from their first one's left cell, the left and right cells of
+// each lane picked by a permutation (cells are at least 4 pixels wide, so
+// W pixels span at most W / 4 + 2 cells).
 void coarse_expand(const FourierCoarsePass& pass, int row, float* to) {
   const size_t line = size_t(pass.vector_width);
+  using U = uint_lanes<W>;
   for (int l = 0; l < pass.planes; ++l) {
     const float* cells = pass.blurred + (size_t(l) * size_t(pass.inner_h) + size_t(row)) * size_t(pass.inner_w);
     float* out = to + size_t(l) * line;
-    for (int x = 0; x < pass.width; ++x) {
-      const float left = cells[pass.column_cell[x]], right = cells[pass.column_cell[x] + 1];
-      out[x] = left + pass.column_weight[x] * (right - left);
+    for (int x = 0, v = 0; x < pass.width; x += W, ++v) {
+      const V window = load(cells + pass.vector_cell[v]);
+      U lane;
+      std::memcpy(&lane, pass.column_lane + x, sizeof lane);
+      const V left = __builtin_shuffle(window, lane), right = __builtin_shuffle(window, lane + 1u);
+      store(out + x, left + load(pass.column_weight + x) * (right - left));
     }
   }
 }

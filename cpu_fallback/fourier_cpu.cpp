@@ -238,18 +238,23 @@ class FourierKernel : public BandKernel {
     const size_t planes = size_t(pass.planes);
     cells_.reserve(planes * size_t(pass.grid_h) * size_t(pass.grid_w));
     rows_blurred_.reserve(planes * size_t(pass.grid_h) * size_t(pass.inner_w));
-    coarse_blurred_.reserve(planes * size_t(pass.inner_h) * size_t(pass.inner_w));
+    // + a vector: coarse_expand loads W cells from a row's last ones.
+    coarse_blurred_.reserve(planes * size_t(pass.inner_h) * size_t(pass.inner_w) + kFourierMaxLanes);
     pass.cells = cells_.data();
     pass.rows_blurred = rows_blurred_.data();
     pass.blurred = coarse_blurred_.data();
-    column_cell_.resize(size_t(width));
-    column_weight_.resize(size_t(width));
-    for (int x = 0; x < width; ++x) {
+    vector_cell_.assign(size_t(pass.vector_width / lanes), 0);
+    column_lane_.assign(size_t(pass.vector_width), 0);
+    column_weight_.assign(size_t(pass.vector_width), 0.0f);
+    for (int x = 0; x < pass.vector_width; ++x) {
       int cell;
-      fourier_coarse_position(p, x, cell, column_weight_[size_t(x)]);
-      column_cell_[size_t(x)] = cell - first_column_cell;
+      fourier_coarse_position(p, std::min(x, width - 1), cell, column_weight_[size_t(x)]);
+      cell -= first_column_cell;
+      if (x % lanes == 0) vector_cell_[size_t(x / lanes)] = cell;
+      column_lane_[size_t(x)] = uint32_t(cell - vector_cell_[size_t(x / lanes)]);
     }
-    pass.column_cell = column_cell_.data();
+    pass.vector_cell = vector_cell_.data();
+    pass.column_lane = column_lane_.data();
     pass.column_weight = column_weight_.data();
     pass.output_stride = output.row_stride;
     // Output rows in chunks of whole cell rows' worth, so that a chunk
@@ -264,7 +269,8 @@ class FourierKernel : public BandKernel {
 #pragma omp parallel num_threads(threads())
       {
         FourierScratch& scratch = scratch_[size_t(omp_get_thread_num())];
-        scratch.coarse_sums.reserve(planes * size_t(pass.vector_width));
+        // + s - 1 columns: the sums of s columns read past the last plane's row.
+        scratch.coarse_sums.reserve(planes * size_t(pass.vector_width) + size_t(p.coarse_step));
         scratch.coarse_lines.reserve(2 * planes * size_t(pass.vector_width));
 #pragma omp for schedule(dynamic, 1)
         for (int row = 0; row < pass.grid_h; ++row) passes.coarse_cells(pass, row, scratch);
@@ -302,7 +308,8 @@ class FourierKernel : public BandKernel {
   std::vector<FourierScratch> scratch_;
   FourierBuffer blurred_, alpha_mass_, sums_;
   FourierBuffer cells_, rows_blurred_, coarse_blurred_;  // reduced resolution
-  std::vector<int> column_cell_;
+  std::vector<int> vector_cell_;
+  std::vector<uint32_t> column_lane_;
   std::vector<float> column_weight_;
 };
 

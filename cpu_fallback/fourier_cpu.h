@@ -112,8 +112,11 @@ struct FourierCoarsePass {
   float* cells = nullptr;         // plane l, grid row r at (l grid_h + r) grid_w
   float* rows_blurred = nullptr;  // plane l, grid row r at (l grid_h + r) inner_w
   float* blurred = nullptr;       // plane l, inner row r at (l inner_h + r) inner_w
-  // Per pixel column x: the inner cell to its left and the right one's weight.
-  const int* column_cell = nullptr;
+  // Per vector v of W pixel columns (x = v W ..): the inner cell left of its
+  // first pixel; per column x (vector_width of them, the last repeated):
+  // its left inner cell less its vector's, and the right cell's weight.
+  const int* vector_cell = nullptr;
+  const uint32_t* column_lane = nullptr;
   const float* column_weight = nullptr;
   float* output = nullptr;  // output row j at output + j * output_stride
   size_t output_stride = 0;
