@@ -1,4 +1,4 @@
-// The Fourier bilateral filter's reduced-resolution passes (sigma-s >= 16;
+// The Fourier bilateral filter's reduced-resolution passes (sigma-s >= 12;
 // fourier_design.h, CoarseGrid), compiled once per instruction set: this
 // file is included by fourier_passes.h inside its anonymous namespace,
 // where V (W float lanes), load, store, splat and load_columns are defined.

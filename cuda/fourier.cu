@@ -22,7 +22,7 @@
 //      true start states' share to the held outputs (Re(c z^n S), weights
 //      from the host) and combines them with the pixel's own term values
 //      into D, E and A. The last pass writes the output (fourier_output).
-// sigma-s <= 2 takes the window's taps in both kernels. From sigma-s 16 on
+// sigma-s <= 2 takes the window's taps in both kernels. From sigma-s 12 on
 // (coarse_step > 1) neither runs: fourier_coarse.cu averages the term images
 // over cells of s x s pixels, blurs the cells and interpolates back. The per-pixel math
 // (phases, sin in turns, rotation, recursion steps, carries, output) is
@@ -31,9 +31,9 @@
 // floats a pixel and channel) and, over several passes, D, E and A; held
 // per stream, not counted in the backend's budget (which has no hook for a
 // kernel's own memory).
-// H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6), before the coarse path took
-// sigma-s 16 on: kernel 8.8-9.2 ms at sigma-s 4-64, 7.8 at 2 (was 13.4-14.2 and 9.9); bench/RESULTS.md, "Fourier
-// bilateral (issue 14)", fourth design.
+// H100, 24 MP RGB 8-bit, sigma-r 25 (N = 6): kernel 7.7 ms at sigma-s 2,
+// 8.8 at 4 and 8; the coarse path 2.6-3.7 ms at 16-64 (bench/RESULTS.md,
+// "Fourier bilateral (issue 14)", fourth design and lead 4 built).
 #include <cuda_pipeline.h>
 
 #include <algorithm>

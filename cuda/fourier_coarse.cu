@@ -1,7 +1,7 @@
 // The Fourier bilateral filter's reduced-resolution path on the GPU
-// (sigma-s >= 16; issue 14's lead 4, fourier_design.h's CoarseGrid): the
+// (sigma-s >= 12; issue 14's lead 4, fourier_design.h's CoarseGrid): the
 // series' term images (alpha, alpha cos(w k u), alpha sin(w k u)) are only
-// ever needed blurred by a Gaussian of sigma-s >= 16, so they are averaged
+// ever needed blurred by a Gaussian of sigma-s >= 12, so they are averaged
 // over image-aligned cells of s x s pixels, blurred on the cell grid and
 // interpolated back per pixel; at full resolution they never reach memory.
 // Four kernels:

@@ -1,5 +1,5 @@
 // The Fourier bilateral filter's reduced-resolution path on the GPU
-// (fourier_coarse.cu; sigma-s >= 16, fourier_design.h's CoarseGrid): what
+// (fourier_coarse.cu; sigma-s >= 12, fourier_design.h's CoarseGrid): what
 // fourier.cu's band kernel calls once the band's samples are prepared.
 #pragma once
 

@@ -118,15 +118,15 @@ TEST(FourierSpec, RgbIsRefusedNamingTheModesThatWork) {
   EXPECT_THROW(run_filter(spec, image.shape(), image, out, options), std::invalid_argument);
 }
 
-// Below sigma-s 16 the reach is the exact window's; from 16 on (reduced
+// Below sigma-s 12 the reach is the exact window's; from 12 on (reduced
 // resolution) the cells that the blurs of a pixel's two cell rows reach.
 TEST(FourierSpec, ReachIsTheWindowsAndTermsAreAutomatic) {
   FourierParameters f;
-  for (float sigma : {0.1f, 2.0f, 10.0f, 15.9f}) {
+  for (float sigma : {0.1f, 2.0f, 10.0f, 11.9f}) {
     f.sigma_s = sigma;
     EXPECT_EQ(filter_reach(fourier_spec(f)), int(std::ceil(4.0 * double(sigma))));
   }
-  for (float sigma : {16.0f, 21.0f, 64.0f, 100.0f}) {
+  for (float sigma : {12.0f, 16.0f, 21.0f, 64.0f, 100.0f}) {
     f.sigma_s = sigma;
     const CoarseGrid grid = design_coarse_grid(double(sigma));
     EXPECT_EQ(grid.step, int(sigma / 4.0f));
@@ -163,7 +163,7 @@ TEST(FourierCpu, MatchesFormulaReference) {
       }
 }
 
-// The same at reduced resolution (sigma-s >= 16; cells of 4, 5 and 10
+// The same at reduced resolution (sigma-s >= 12; cells of 3, 4, 5 and 10
 // pixels), where the formula's window is the cells', blurred and
 // interpolated: images smaller than a cell, 1 x N, N x 1 and primes.
 TEST(FourierCpu, ReducedResolutionMatchesFormulaReference) {
@@ -173,7 +173,7 @@ TEST(FourierCpu, ReducedResolutionMatchesFormulaReference) {
     for (RangeKernel kernel : kAllKernels)
       for (int channels = 1; channels <= 4; ++channels) {
         const ImageShape shape = fourier_sweep_shape(index, channels);
-        const FourierParameters f = fourier_sweep_case(mode, kernel, index++, {16.0f, 21.0f, 40.0f}, 3);
+        const FourierParameters f = fourier_sweep_case(mode, kernel, index++, {12.5f, 16.0f, 21.0f, 40.0f}, 3);
         SCOPED_TRACE(describe(f, shape));
         expect_matches_formula_reference(f, random_image(rng, shape));
       }
@@ -224,11 +224,11 @@ TEST(FourierCpu, PassesOfTheAskedInstructionSet) {
 
 // With sigma-r at its maximum the range kernel is flat: the filter is the
 // spatial window alone, which checks the float32 recursion (up to sigma-s
-// 16) and the reduced resolution's cells, blurs and interpolation (from 16
+// 12) and the reduced resolution's cells, blurs and interpolation (from 12
 // up to 100) against the window summed in double.
 TEST(FourierCpu, FlatRangeKernelIsTheSpatialWindow) {
   EW_SEEDED_RNG(rng);
-  for (float sigma : {3.0f, 15.5f, 17.0f, 40.0f, 100.0f}) {
+  for (float sigma : {3.0f, 11.5f, 13.0f, 17.0f, 40.0f, 100.0f}) {
     FourierParameters f;
     f.sigma_s = sigma;
     f.sigma_r = 100000.0f;
@@ -288,7 +288,7 @@ TEST(FourierCpu, BandHeightAndThreads) {
         const FloatImage banded = run_cpu(spec, image, options);
         // The taps, and the reduced resolution's cells (aligned to the
         // image, each summed in one order), are the same in any band.
-        if (sigma <= 2.0f || sigma >= 16.0f) {
+        if (sigma <= 2.0f || sigma >= 12.0f) {
           EXPECT_TRUE(bit_identical(whole, banded)) << "band_rows " << band_rows;
         } else {
           const Difference d = max_difference(whole, banded);
@@ -439,7 +439,7 @@ TEST(FourierPhotos, LabWithinFiftyDecibelsOfTheChannelwiseExactFilter) {
       }
 }
 
-// Reduced resolution (sigma-s 16 and 21: cells of 4 and 5 pixels), every
+// Reduced resolution (sigma-s 13 and 21: cells of 3 and 5 pixels), every
 // kernel: at least 50 dB against the exact filter at radius ceil(4 sigma-s)
 // on larger crops (the window spans most of them, so borders weigh much),
 // the crop with alpha over its visible pixels.
@@ -447,7 +447,7 @@ TEST(FourierPhotos, ReducedResolutionWithinFiftyDecibels) {
   for (const Photo& photo : {kPhotos[0], kPhotos[3]}) {
     const FloatImage image = photo_crop(photo.name, photo.x0, photo.y0, 60, 46, photo.alpha);
     for (RangeKernel kernel : kAllKernels)
-      for (float sigma_s : {photo.alpha ? 21.0f : 16.0f}) {
+      for (float sigma_s : {photo.alpha ? 21.0f : 13.0f}) {
         const float sigma_r = kernel == RangeKernel::gaussian ? 25.0f : kernel == RangeKernel::lorentz ? 100.0f : 10.0f;
         FourierParameters f;
         f.kernel = kernel;

@@ -19,7 +19,7 @@
 // (1e-5) does the same where almost no visible pixel is near (A tiny, or
 // 0: all transparent, where the exact filter keeps the pixel too).
 // G is normalised; fourier_design.h says how it is computed, and how from
-// sigma_s 16 on C_k, S_k and A are blurred at reduced resolution instead
+// sigma_s 12 on C_k, S_k and A are blurred at reduced resolution instead
 // (cells of s x s pixels, a Gaussian on their grid, bilinear back).
 // This header holds the parameters (from fourier_params.def), the values
 // the kernels need, the plan and the registry row; the per-pixel math is in
@@ -80,7 +80,7 @@ struct FourierParams {
   float leaving_re[2], leaving_im[2];
   float steady_re[2], steady_im[2];
   float centre;
-  // Reduced resolution (fourier_design.h, CoarseGrid; sigma_s >= 16): cells
+  // Reduced resolution (fourier_design.h, CoarseGrid; sigma_s >= 12): cells
   // of coarse_step x coarse_step pixels, blurred by coarse_tap[|n|], |n| <=
   // coarse_radius, on the cell grid. Pixel x's phase m = x mod s places it
   // between cells x / s + coarse_shift[m] and the next, the second weighing

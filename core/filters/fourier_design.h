@@ -82,29 +82,32 @@ constexpr int kDirectRadius = 8;
 
 SpatialGaussian design_spatial_gaussian(double sigma_s);
 
-// From sigma_s 16 on, the series' images are blurred at reduced resolution
+// From sigma_s 12 on, the series' images are blurred at reduced resolution
 // (issue 14's lead 4, measured first in bench/fourier_reduced_prototype):
 // averaged over cells of s x s pixels, s = floor(sigma_s / 4), aligned to
 // the image's origin (cell i holds pixels i s .. i s + s - 1, those beyond
 // the image the clamped edge pixel, as the exact filter's window sees
 // them); blurred on the cell grid by the normalised Gaussian of
-//   sigma_c = sqrt(sigma_s^2 - (s^2 - 1) / 12) / s    (cells; 4 <= sigma_c < 5),
+//   sigma_c = sqrt(sigma_s^2 - (s^2 - 1) / 12) / s    (cells; 3.99 <= sigma_c < 5),
 // whose variance plus the cell's is the window's, as taps on |n| <= ceil(4 sigma_c);
 // and brought back to each pixel by bilinear interpolation between the
 // cells whose centres ((i + 1/2) s - 1/2) surround it. The window this
 // makes is not the exact filter's Gaussian (a box, a Gaussian and a tent),
-// so it is used only where the series' accuracy against the exact filter
-// allows: the photos lose at most 0.5 dB at the gaussian kernel's default
-// and stay above 64 dB (docs/fourier.md). What it saves: the blurs cost
-// 1/s^2 of the full-resolution ones, and the term images need no trip to
-// memory at full resolution.
+// so it is used only where it costs little accuracy against the exact
+// filter: the photos of docs/fourier.md's table stay above 55 dB at every
+// kernel and sigma_r, and within 0.4 dB of the full-resolution filter at
+// the gaussian kernel's sigma_r 25. What it saves: the blurs cost 1/s^2 of
+// the full-resolution ones, and the term images need no trip to memory at
+// full resolution. Not below sigma_s 12: cells of 2 pixels (sigma_s 8-12)
+// took as long as the full-resolution path on the CPU (1.02 s at 24 MP,
+// sigma_s 8, either way).
 struct CoarseGrid {
   int step = 1;    // s (1: full resolution, none of this)
   int radius = 0;  // the cell Gaussian's taps |n| <= radius
   double sigma = 0;
   std::vector<double> taps;  // normalised over |n| <= radius, n = 0..radius
 };
-constexpr double kCoarseFromSigma = 16.0;
+constexpr double kCoarseFromSigma = 12.0;
 constexpr int kMaxCoarseStep = 25;    // sigma_s <= 100
 constexpr int kMaxCoarseRadius = 20;  // sigma_c < 5
 CoarseGrid design_coarse_grid(double sigma_s);

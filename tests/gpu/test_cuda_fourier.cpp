@@ -53,14 +53,14 @@ TEST(CudaFourier, MatchesReferenceAndCpuEveryModeKernelLayout) {
 }
 
 // Large sigmas with the range kernel flat (terms enough for R within
-// 1e-9): the spatial filter alone, against the CPU. 15 is the recursion's
-// largest; from 16 on both backends take the reduced-resolution path
+// 1e-9): the spatial filter alone, against the CPU. 11.5 takes the
+// recursion; from 12 on both backends take the reduced-resolution path
 // (17: cells of 4 pixels, 64: 16, 100: 25, the largest step).
 TEST(CudaFourier, LargeSigmasAgreeWithCpu) {
   REQUIRE_GPU();
   EW_SEEDED_RNG(rng);
   const FloatImage image = random_image(rng, {411, 257, 4}, {false, Alpha::positive});
-  for (float sigma : {15.0f, 17.0f, 64.0f, 100.0f})
+  for (float sigma : {11.5f, 17.0f, 64.0f, 100.0f})
     for (float sigma_r : {25.0f, 100000.0f}) {
       FourierParameters f;
       f.sigma_s = sigma;
@@ -81,11 +81,11 @@ TEST(CudaFourier, LargeSigmasAgreeWithCpu) {
 // (near black in lab mode, where R'G'B' moves fastest with L*). Hence
 // 2e-4 of the range (docs/fourier.md) up to sigma-s 8, in proportion
 // beyond (3.7e-4 measured at sigma-s 40, lab, on the H100). From sigma-s
-// 16 on neither backend runs the recursion (the reduced-resolution path:
+// 12 on neither backend runs the recursion (the reduced-resolution path:
 // cell averages and a blur of at most 41 taps, no state that grows with
 // sigma-s), so the bound is 2e-4 there.
 double rounding_bound(float sigma_s) {
-  if (sigma_s >= 16.0f) return 2e-4;
+  if (sigma_s >= 12.0f) return 2e-4;
   return 2e-4 * std::max(1.0, double(sigma_s) / 8.0);
 }
 
@@ -151,13 +151,13 @@ TEST(CudaFourier, BandSizeChangesOutputByRoundingOnly) {
     }
 }
 
-// ---- the reduced-resolution path (sigma-s >= 16, cuda/fourier_coarse.cu) ----
+// ---- the reduced-resolution path (sigma-s >= 12, cuda/fourier_coarse.cu) ----
 
 // 1x1, one column, one row, primes, one smaller than a cell at every step
 // (3x2), one a few cells of 4 tall.
 const ImageShape kCoarseShapes[] = {{1, 1, 1}, {1, 41, 1}, {53, 1, 1}, {97, 61, 1}, {3, 2, 1}, {131, 29, 1}};
 
-// Cells of 4, 5 and 10 pixels (s = floor(sigma-s / 4)) in every mode,
+// Cells of 3, 5 and 10 pixels (s = floor(sigma-s / 4)) in every mode,
 // layout (grey, grey + alpha, RGB, RGBA; alpha with exact zeros) and size,
 // kernels and sigma-r varied, 11 terms every fifth case (two of the cell
 // kernel's groups of eight), against the CPU's whole-image band and, where
@@ -165,7 +165,7 @@ const ImageShape kCoarseShapes[] = {{1, 1, 1}, {1, 41, 1}, {53, 1, 1}, {97, 61, 
 void every_coarse_variant(bool short_run) {
   EW_SEEDED_RNG(rng);
   int index = 0;
-  for (float sigma : {16.0f, 20.0f, 40.0f})
+  for (float sigma : {13.0f, 20.0f, 40.0f})
     for (ColorMode mode : kFourierModes)
       for (int channels = 1; channels <= 4; ++channels)
         for (ImageShape shape : kCoarseShapes) {
@@ -195,7 +195,7 @@ TEST(CudaFourier, CoarseMatchesCpuEveryModeLayoutAndSize) {
 
 // The cells are aligned to the image, not to the band: bands of other
 // heights cut the same cells and blur the same grid, so only the sums'
-// rounding may differ. At these reaches (70, 87 and 175 rows) the budgets
+// rounding may differ. At these reaches (52, 87 and 175 rows) the budgets
 // give bands of about 100 to 360 rows, most not whole cells (sigma-s 40
 // needs more than 6 MiB: a band holds twice its reach).
 TEST(CudaFourier, CoarseBandSizeChangesOutputByRoundingOnly) {
@@ -203,7 +203,7 @@ TEST(CudaFourier, CoarseBandSizeChangesOutputByRoundingOnly) {
   EW_SEEDED_RNG(rng);
   const FloatImage image = random_image(rng, {509, 1031, 4});
   for (ColorMode mode : kFourierModes)
-    for (float sigma : {16.0f, 20.0f, 40.0f}) {
+    for (float sigma : {13.0f, 20.0f, 40.0f}) {
       FourierParameters f;
       f.mode = mode;
       f.sigma_s = sigma;
