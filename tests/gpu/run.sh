@@ -122,13 +122,17 @@ if has_step sanitizer; then
   done
 fi
 
+# EDGEWISE_PROFILE_MODES: the bench_cuda cases to profile (default rgb:7).
 if has_step profile; then
-  step "profile: rgb r=7 filter kernel (ncu)"
-  EDGEWISE_BENCH_ONLY=rgb:7 ncu --kernel-name regex:tiled --launch-skip 2 --launch-count 1 \
-    --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
-    --section SchedulerStats --metrics sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum \
-    build-gpu/bench/bench_cuda > "$LOGS/ncu-rgb7.txt" 2>&1 || status=1
-  grep -E "SM Frequency|Duration|Compute \(SM\)|Issue Slots|Issued Ipc|Eligible|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|Pipe|Registers|per_second|inst_executed" "$LOGS/ncu-rgb7.txt" | head -30
+  for only in ${EDGEWISE_PROFILE_MODES:-rgb:7}; do
+    name=${only//:/}
+    step "profile: $only filter kernel (ncu)"
+    EDGEWISE_BENCH_ONLY=$only ncu --kernel-name regex:tiled --launch-skip 2 --launch-count 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
+      --section SchedulerStats --metrics sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum \
+      build-gpu/bench/bench_cuda > "$LOGS/ncu-$name.txt" 2>&1 || status=1
+    grep -E "SM Frequency|Duration|Compute \(SM\)|Issue Slots|Issued Ipc|Eligible|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|Pipe|pipeline|Registers|per_second|inst_executed" "$LOGS/ncu-$name.txt" | head -30
+  done
 fi
 
 if has_step bench; then
