@@ -149,16 +149,17 @@ void coarse_blur_column(const FourierCoarsePass& pass, int plane, int row) {
   const size_t stride = size_t(pass.inner_w);
   const float* from = pass.rows_blurred + (size_t(plane) * size_t(pass.grid_h) + size_t(row + R)) * stride;
   float* to = pass.blurred + (size_t(plane) * size_t(pass.inner_h) + size_t(row)) * stride;
+  const ptrdiff_t step = ptrdiff_t(stride);  // signed: the taps above go back
   int i = 0;
   for (; i + W <= pass.inner_w; i += W) {
     V sum = splat(p.coarse_tap[0]) * load(from + i);
     for (int n = 1; n <= R; ++n)
-      sum += splat(p.coarse_tap[n]) * (load(from + i - size_t(n) * stride) + load(from + i + size_t(n) * stride));
+      sum += splat(p.coarse_tap[n]) * (load(from + i - n * step) + load(from + i + n * step));
     store(to + i, sum);
   }
   for (; i < pass.inner_w; ++i) {
     float sum = p.coarse_tap[0] * from[i];
-    for (int n = 1; n <= R; ++n) sum += p.coarse_tap[n] * (from[i - size_t(n) * stride] + from[i + size_t(n) * stride]);
+    for (int n = 1; n <= R; ++n) sum += p.coarse_tap[n] * (from[i - n * step] + from[i + n * step]);
     to[i] = sum;
   }
 }
@@ -166,11 +167,26 @@ void coarse_blur_column(const FourierCoarsePass& pass, int plane, int row) {
 // Inner row `row` of the blurred cells, every plane, interpolated along
 // the row to each pixel, into `to` (plane l at l * line): for W pixels the
 // W cells from their first one's left cell, the left and right cells of
-// each lane picked by a permutation (cells are at least 4 pixels wide, so
-// W pixels span at most W / 4 + 2 cells).
+// each lane picked by a permutation (cells are at least 3 pixels wide, so
+// W pixels span at most W / 3 + 2 cells).
+using U = uint_lanes<W>;
+
+// window[lane[i]] in lane i (one vpermps or vpermt2ps; GCC's __builtin_shuffle would
+// do, but clang, which builds the sanitizer and fuzzing stages, lacks it).
+inline V permute(V window, U lane) {
+#if EW_LANE_WIDTH == 16
+  return (V)_mm512_permutex2var_ps((__m512)window, (__m512i)lane, (__m512)window);
+#elif EW_LANE_WIDTH == 8
+  return (V)_mm256_permutevar8x32_ps((__m256)window, (__m256i)lane);
+#else
+  V out;
+  for (int i = 0; i < W; ++i) out[i] = window[lane[i]];
+  return out;
+#endif
+}
+
 void coarse_expand(const FourierCoarsePass& pass, int row, float* to) {
   const size_t line = size_t(pass.vector_width);
-  using U = uint_lanes<W>;
   for (int l = 0; l < pass.planes; ++l) {
     const float* cells = pass.blurred + (size_t(l) * size_t(pass.inner_h) + size_t(row)) * size_t(pass.inner_w);
     float* out = to + size_t(l) * line;
@@ -178,7 +194,7 @@ void coarse_expand(const FourierCoarsePass& pass, int row, float* to) {
       const V window = load(cells + pass.vector_cell[v]);
       U lane;
       std::memcpy(&lane, pass.column_lane + x, sizeof lane);
-      const V left = __builtin_shuffle(window, lane), right = __builtin_shuffle(window, lane + 1u);
+      const V left = permute(window, lane), right = permute(window, lane + 1u);
       store(out + x, left + load(pass.column_weight + x) * (right - left));
     }
   }
