@@ -35,51 +35,44 @@ inline void coarse_terms(const FourierParams& p, const FourierChannel& channel, 
   }
 }
 
-// The s rows of one cell row summed at W columns for terms first ..
-// first + Count - 1 (and alpha, when `with_alpha`), held in registers over
-// the rows, stored into the sums' planes.
+// The s rows of one cell row summed at W columns for the group's terms
+// (and alpha, when `with_alpha`), held in registers over the rows, stored
+// into the sums' planes. The term values are the full-resolution passes'
+// (term_values: the group's first term from its pair, the rest rotated).
 template <int Count>
-inline void column_sums(const FourierCoarsePass& pass, int first, int v0, int x, bool with_alpha, float* sums) {
-  const FourierParams& p = *pass.params;
-  const FourierChannel& channel = *pass.channel;
+inline void column_sums(const FourierCoarsePass& pass, const FourierGroupTerms& group, int v0, int x,
+                        bool with_alpha, float* sums) {
   const size_t line = size_t(pass.vector_width);
   const int alpha_planes = pass.alpha ? 1 : 0;
   V cos_sum[Count], sin_sum[Count], alpha_sum = splat(0.0f);
   for (int t = 0; t < Count; ++t) cos_sum[t] = sin_sum[t] = splat(0.0f);
-  for (int v = v0; v < v0 + p.coarse_step; ++v) {
+  for (int v = v0; v < v0 + pass.params->coarse_step; ++v) {
     const size_t band_row = size_t(std::clamp(v, 0, pass.height - 1) - pass.first_row);
     const V u = load_columns(pass.samples + band_row * pass.stride, x, pass.width);
     const V a = pass.alpha ? load_columns(pass.alpha + band_row * pass.stride, x, pass.width) : splat(1.0f);
     alpha_sum += a;
-    V base_c, base_s, c, sn;
-    fourier_term_pair(u, channel.turns_per_unit, base_c, base_s);
-    if (first == 1) {
-      c = base_c;
-      sn = base_s;
-    } else {
-      fourier_term_pair(u, float(double(first) * double(channel.turns_per_unit)), c, sn);
-    }
+    V c[Count], sn[Count];
+    term_values<Count>(group, u, c, sn);
     for (int t = 0; t < Count; ++t) {
-      if (t > 0) fourier_rotate(c, sn, base_c, base_s);
-      cos_sum[t] += pass.alpha ? c * a : c;
-      sin_sum[t] += pass.alpha ? sn * a : sn;
+      cos_sum[t] += pass.alpha ? c[t] * a : c[t];
+      sin_sum[t] += pass.alpha ? sn[t] * a : sn[t];
     }
   }
   if (with_alpha) store(sums + x, alpha_sum);
   for (int t = 0; t < Count; ++t) {
-    float* cos_plane = sums + size_t(alpha_planes + 2 * (first - 1 + t)) * line + x;
+    float* cos_plane = sums + size_t(alpha_planes + 2 * (group.first - 1 + t)) * line + x;
     store(cos_plane, cos_sum[t]);
     store(cos_plane + line, sin_sum[t]);
   }
 }
 
 template <int Count>
-inline void column_sums_for(const FourierCoarsePass& pass, int count, int first, int v0, int x, bool with_alpha,
-                            float* sums) {
+inline void column_sums_for(const FourierCoarsePass& pass, const FourierGroupTerms& group, int v0, int x,
+                            bool with_alpha, float* sums) {
   if constexpr (Count < kFourierGroupTerms) {
-    if (count != Count) return column_sums_for<Count + 1>(pass, count, first, v0, x, with_alpha, sums);
+    if (group.count != Count) return column_sums_for<Count + 1>(pass, group, v0, x, with_alpha, sums);
   }
-  column_sums<Count>(pass, first, v0, x, with_alpha, sums);
+  column_sums<Count>(pass, group, v0, x, with_alpha, sums);
 }
 
 // Grid row `row` of cells (every plane): cell (i, j) averages the term
@@ -93,10 +86,14 @@ void coarse_cells(const FourierCoarsePass& pass, int row, FourierScratch& scratc
   const size_t line = size_t(pass.vector_width);
   float* sums = scratch.coarse_sums.data();  // plane l at l * line
   const int v0 = (pass.cell_y0 + row) * s;
-  for (int x = 0; x < width; x += W)
-    for (int first = 1; first <= p.terms; first += kFourierGroupTerms)
-      column_sums_for<1>(pass, std::min(kFourierGroupTerms, p.terms - first + 1), first, v0, x,
-                         pass.alpha && first == 1, sums);
+  for (int first = 1; first <= p.terms; first += kFourierGroupTerms) {
+    FourierGroupTerms group;  // its coefficients are not needed here
+    group.first = first;
+    group.count = std::min(kFourierGroupTerms, p.terms - first + 1);
+    group.base = pass.channel->turns_per_unit;
+    group.first_frequency = float(double(first) * double(pass.channel->turns_per_unit));
+    for (int x = 0; x < width; x += W) column_sums_for<1>(pass, group, v0, x, pass.alpha && first == 1, sums);
+  }
   // Per plane, s columns a cell: the cells that reach beyond the image
   // (a few at each end) from clamped columns; then, in place, the sums of
   // s columns from every column on, W at a time, whose values at the

@@ -222,7 +222,6 @@ class FourierKernel : public BandKernel {
     pass.height = plan_.shape.height;
     pass.vector_width = (width + lanes - 1) / lanes * lanes;
     pass.out_first_row = output.first_row;
-    pass.out_rows = output.rows;
     int first_row_cell, last_row_cell;
     float weight;
     fourier_coarse_position(p, output.first_row, first_row_cell, weight);

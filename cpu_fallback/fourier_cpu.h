@@ -103,7 +103,7 @@ struct FourierCoarsePass {
   size_t stride = 0;
   int first_row = 0, width = 0, height = 0;  // height: the image's
   int vector_width = 0;                      // width rounded up to whole vectors: a line of the scratch
-  int out_first_row = 0, out_rows = 0;       // image row of output row 0
+  int out_first_row = 0;                     // image row of output row 0
   // The grid: cells [cell_x0, cell_x0 + grid_w) x [cell_y0, cell_y0 +
   // grid_h); the inner ones (what the pixels interpolate between) are R
   // (the cell Gaussian's radius) in from every side, inner_w x inner_h.

@@ -388,25 +388,33 @@ const Photo kPhotos[] = {{"astronaut.png", 96, 40, false},
 // docs/fourier.md has the table at sigma-s up to 64 on the whole photos):
 // at least 50 dB against the exact filter at radius ceil(4 sigma-s),
 // borders included; the crop with alpha over its visible pixels (psnr).
+// The per-channel filter at (kernel, sigma-s, sigma-r), its PSNR against
+// the exact filter with the same parameters at radius ceil(4 sigma-s).
+FourierParameters per_channel_case(RangeKernel kernel, float sigma_s, float sigma_r) {
+  FourierParameters f;
+  f.kernel = kernel;
+  f.sigma_s = sigma_s;
+  f.sigma_r = sigma_r;
+  return f;
+}
+double decibels_from_exact(const FourierParameters& f, const FloatImage& image) {
+  edgewise_reference::BilateralSettings exact;
+  exact.mode = edgewise_reference::Mode::per_channel;
+  exact.kernel = edgewise_reference::Kernel(int(f.kernel));
+  exact.sigma_s = double(f.sigma_s);
+  exact.sigma_r = double(f.sigma_r);
+  exact.radius = int(std::ceil(4.0 * double(f.sigma_s)));
+  return psnr(edgewise_reference::bilateral_reference(to_reference(image), exact), run_whole(fourier_spec(f), image));
+}
+
 void within_fifty_decibels(RangeKernel kernel) {
   for (const Photo& photo : kPhotos) {
     const FloatImage image = photo_crop(photo.name, photo.x0, photo.y0, 64, 48, photo.alpha);
     for (float sigma_s : {1.0f, 2.5f, 6.0f})
       for (float sigma_r : {10.0f, 25.0f, 100.0f, 255.0f}) {
-        FourierParameters f;
-        f.kernel = kernel;
-        f.sigma_s = sigma_s;
-        f.sigma_r = sigma_r;
+        const FourierParameters f = per_channel_case(kernel, sigma_s, sigma_r);
         SCOPED_TRACE(std::string(photo.name) + ": " + describe(f, image.shape()));
-        edgewise_reference::BilateralSettings exact;
-        exact.mode = edgewise_reference::Mode::per_channel;
-        exact.kernel = edgewise_reference::Kernel(int(kernel));
-        exact.sigma_s = double(sigma_s);
-        exact.sigma_r = double(sigma_r);
-        exact.radius = int(std::ceil(4.0 * double(sigma_s)));
-        const double db = psnr(edgewise_reference::bilateral_reference(to_reference(image), exact),
-                               run_whole(fourier_spec(f), image));
-        EXPECT_GE(db, 50.0);
+        EXPECT_GE(decibels_from_exact(f, image), 50.0);
       }
   }
 }
@@ -449,19 +457,9 @@ TEST(FourierPhotos, ReducedResolutionWithinFiftyDecibels) {
     for (RangeKernel kernel : kAllKernels)
       for (float sigma_s : {photo.alpha ? 21.0f : 13.0f}) {
         const float sigma_r = kernel == RangeKernel::gaussian ? 25.0f : kernel == RangeKernel::lorentz ? 100.0f : 10.0f;
-        FourierParameters f;
-        f.kernel = kernel;
-        f.sigma_s = sigma_s;
-        f.sigma_r = sigma_r;
+        const FourierParameters f = per_channel_case(kernel, sigma_s, sigma_r);
         SCOPED_TRACE(std::string(photo.name) + ": " + describe(f, image.shape()));
-        edgewise_reference::BilateralSettings exact;
-        exact.mode = edgewise_reference::Mode::per_channel;
-        exact.kernel = edgewise_reference::Kernel(int(kernel));
-        exact.sigma_s = double(sigma_s);
-        exact.sigma_r = double(sigma_r);
-        exact.radius = int(std::ceil(4.0 * double(sigma_s)));
-        const double db = psnr(edgewise_reference::bilateral_reference(to_reference(image), exact),
-                               run_whole(fourier_spec(f), image));
+        const double db = decibels_from_exact(f, image);
         EXPECT_GE(db, 50.0);
         std::printf("%s %s sigma-s %g sigma-r %g: %.1f dB\n", photo.name, to_string(kernel), double(sigma_s),
                     double(sigma_r), db);
