@@ -155,7 +155,7 @@ Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterS
     Filtered filtered;
     filtered.result = input;  // same shape, sample type and metadata
     run.progress = [&progress](double fraction) { return progress.update(fraction); };
-    run.notice = [&progress](const std::string& text) { progress.message(text); };
+    run.notice = [&progress, &job](const std::string& text) { progress.message(job.input + ": " + text); };
     std::vector<std::vector<float>> extra_samples;
     std::vector<edgewise::ExtraImage> extras;
     for (const auto& [name, path] : extra_outputs) {
@@ -176,6 +176,8 @@ Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterS
       std::snprintf(sigma, sizeof sigma, "%.2f", report.noise_sigma);
       progress.message(job.input + ": noise " + sigma + " code values; auto " + report.auto_values);
     }
+    const std::string unchanged = edgewise::unchanged_notice(report);
+    if (!unchanged.empty()) progress.message(job.input + ": " + unchanged);
     for (size_t e = 0; e < extras.size(); ++e)
       filtered.extras.emplace_back(extra_outputs.at(extras[e].name),
                                    to_16_bit(extra_samples[e], extras[e].buffer.shape));

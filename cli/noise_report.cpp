@@ -18,6 +18,24 @@ const char* channel_label(size_t channel, size_t channels) {
   return channels == 1 ? "grey" : rgb[channel];
 }
 
+// One channel's model for --verbose: its noise level function (sigma at
+// each intensity bin, "-" where the bin could not be measured), the
+// spectrum's parts and what each scale read.
+std::string model_lines(const edgewise::ChannelNoise& channel) {
+  std::string text = "\t" + channel.name;
+  for (const edgewise::NoiseLevelBin& bin : channel.bins)
+    text += "\t" + fixed(bin.intensity, 1) + ":" + (bin.valid ? fixed(bin.sigma, 2) : "-");
+  text += "\n\t" + channel.name + "\tspectrum";
+  for (int j = 0; j < edgewise::kSpectrumParts; ++j)
+    text += " " + std::string(j == 0 ? "white " : "blur " + fixed(edgewise::kSpectrumBlurs[j], 1) + " px ") +
+            fixed(100 * channel.spectrum.shares[size_t(j)], 0) + "%" + (j + 1 < edgewise::kSpectrumParts ? "," : "");
+  text += "\tscales";
+  for (const edgewise::NoiseScaleReading& scale : channel.scales)
+    text += " " + std::to_string(1 << scale.scale) + "x:" +
+            (scale.valid ? fixed(scale.reading_ratio, 3) + "/" + fixed(scale.texture_ratio, 3) : std::string("-"));
+  return text + "\n";
+}
+
 }  // namespace
 
 std::string noise_report(const std::string& path, const edgewise::NoiseEstimate& estimate, bool verbose) {
@@ -29,12 +47,8 @@ std::string noise_report(const std::string& path, const edgewise::NoiseEstimate&
   }
   text += "\tmedian=" + (estimate.valid() ? fixed(estimate.sigma(), 2) : "-") + "\n";
   if (!verbose) return text;
-  for (size_t c = 0; c < channels; ++c) {
-    text += std::string("\t") + channel_label(c, channels);
-    for (const edgewise::NoiseLevelBin& bin : estimate.channels[c].bins)
-      text += "\t" + fixed(bin.intensity, 1) + ":" + (bin.valid ? fixed(bin.sigma, 2) : "-");
-    text += "\n";
-  }
+  for (const auto* set : {&estimate.channels, &estimate.opponent})
+    for (const edgewise::ChannelNoise& channel : *set) text += model_lines(channel);
   return text;
 }
 
@@ -49,11 +63,8 @@ BatchReport estimate_noise_of_files(const std::vector<std::string>& inputs, cons
     try {
       DecodedImage image = read_image(input, files.limits);
       const edgewise::NoiseEstimate estimate = edgewise::estimate_noise(view(image), options);
-      if (!estimate.valid())
-        throw std::runtime_error(input + ": cannot estimate its noise: fewer than " +
-                                 std::to_string(edgewise::kMinBinBlocks) +
-                                 " opaque blocks of 10x10 pixels are flat enough to show noise alone (the image is " +
-                                 std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
+      if (!estimate.measured())
+        throw std::runtime_error(input + ": cannot estimate its noise: " + estimate.fallback_reason);
       std::fputs(noise_report(input, estimate, verbose).c_str(), stdout);
       std::fflush(stdout);
       ++report.written;

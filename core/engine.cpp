@@ -1,6 +1,10 @@
 #include "engine.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <memory>
+#include <vector>
 #include <stdexcept>
 
 namespace edgewise {
@@ -101,6 +105,23 @@ bool overlap(const ImageBuffer& a, const ImageBuffer& b) {
   return a0 < b1 && b0 < a1;
 }
 
+// The largest change of any sample from in (or its copy, for a run in
+// place) to out, in code values of the 8-bit scale.
+double largest_change(const ImageBuffer& in, const ImageBuffer& out, const std::vector<unsigned char>& in_copy) {
+  ImageBuffer before = in;
+  if (!in_copy.empty()) before.data = const_cast<unsigned char*>(in_copy.data());
+  BufferSource from(before), to(out);
+  const size_t row = size_t(in.shape.width) * size_t(in.shape.channels);
+  std::vector<float> a(row), b(row);
+  double largest = 0;
+  for (int y = 0; y < in.shape.height; ++y) {
+    from.read_rows(y, 1, a.data());
+    to.read_rows(y, 1, b.data());
+    for (size_t i = 0; i < row; ++i) largest = std::max(largest, double(std::abs(a[i] - b[i])));
+  }
+  return largest * 255.0;
+}
+
 // A spec with its auto parameters set from the image's noise, and what the
 // planner may take from that noise (PlanRequest::noise).
 struct Resolved {
@@ -124,6 +145,10 @@ Resolved with_noise(const FilterSpec& spec, const RunOptions& options, RunReport
   resolved.spec = resolve_noise(spec, resolved.noise);
   report.noise_sigma = auto_noise_sigma(resolved.noise);
   report.auto_values = resolved_text(spec, resolved.spec);
+  if (resolved.noise.fallback) {
+    report.noise_fallback = resolved.noise.fallback_reason;
+    if (options.notice) options.notice(noise_fallback_notice(report));
+  }
   return resolved;
 }
 
@@ -143,6 +168,7 @@ RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSourc
   });
   report.noise_sigma = noted.noise_sigma;
   report.auto_values = noted.auto_values;
+  report.noise_fallback = noted.noise_fallback;
   return report;
 }
 
@@ -164,6 +190,12 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
                                   std::to_string(expected.channels) + " channels the input's size");
   }
   const std::unique_ptr<Plan> plan = make_plan(resolved.spec, in.shape, request);
+  // A run in place at auto keeps the input to measure the change against.
+  std::vector<unsigned char> in_copy;
+  if (!resolved.auto_flags.empty() && overlap(in, out)) {
+    const auto* first = static_cast<const unsigned char*>(in.data);
+    in_copy.assign(first, first + in.stride() * size_t(in.shape.height));
+  }
   RunReport report = run_with_fallback(*plan, options, [&](Backend& backend) {
     const bool in_place = overlap(in, out);
     BufferInput input(in, in_place);
@@ -176,7 +208,25 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
   });
   report.noise_sigma = noted.noise_sigma;
   report.auto_values = noted.auto_values;
+  report.noise_fallback = noted.noise_fallback;
+  if (!report.auto_values.empty()) report.largest_change = largest_change(in, out, in_copy);
   return report;
+}
+
+std::string noise_fallback_notice(const RunReport& report) {
+  if (report.noise_fallback.empty()) return "";
+  char sigma[32];
+  std::snprintf(sigma, sizeof sigma, "%.2f", report.noise_sigma);
+  return "the noise could not be measured: " + report.noise_fallback + "; auto took noise " + sigma +
+         " code values from " + kNoiseFallbackRule + ": " + report.auto_values;
+}
+
+std::string unchanged_notice(const RunReport& report) {
+  if (report.auto_values.empty() || report.largest_change < 0 || report.largest_change > 1.0) return "";
+  char sigma[32];
+  std::snprintf(sigma, sizeof sigma, "%.2f", report.noise_sigma);
+  return std::string("auto changed no pixel by more than one code value (noise ") + sigma + " code values; " +
+         report.auto_values + "): the image shows little noise; give the strength by hand to filter more";
 }
 
 ImageShape output_shape(const FilterSpec& spec, const ImageShape& input, const std::string& output) {

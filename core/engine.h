@@ -48,7 +48,21 @@ struct RunReport {
   // from (auto_noise_sigma) and the values chosen ("sigma-r 14.2"); else -1 and "".
   double noise_sigma = -1;
   std::string auto_values;
+  // Set when the noise could not be measured and the auto values follow
+  // the estimate's fallback rule: why (NoiseEstimate::fallback_reason).
+  // The run also says so through RunOptions::notice.
+  std::string noise_fallback;
+  // For whole images in memory with auto parameters: the largest change of
+  // any sample, in code values of the 8-bit scale (0-255); else -1.
+  double largest_change = -1;
 };
+
+// The line a front end shows when auto values came from the fallback rule
+// ("" when they did not).
+std::string noise_fallback_notice(const RunReport& report);
+// The line a front end shows when a run at auto changed no sample by more
+// than one code value ("" when it did, or was not at auto).
+std::string unchanged_notice(const RunReport& report);
 
 // Parameters at auto are set from the image's noise first (RunOptions::noise,
 // or an estimate of the input). Throws std::invalid_argument for a bad spec or shape, BackendError when

@@ -211,11 +211,15 @@ void ParamControls::set_noise(const edgewise::NoiseEstimate& noise) {
   std::snprintf(sigma, sizeof sigma, "%.1f", edgewise::auto_noise_sigma(noise));
   for (auto& control : controls_) {
     if (!control->noise) continue;
-    gtk_button_set_label(GTK_BUTTON(control->noise), (std::string("Auto (noise ") + sigma + ")").c_str());
-    const std::string tip = std::string("auto: ") + control->row.param->noise_auto +
-                            ".\nThe noise this image shows: sigma " + sigma +
-                            " code values (0-255 scale, the median over its colour channels), estimated from its "
-                            "flattest areas.";
+    std::string tip = std::string("auto: ") + control->row.param->noise_auto +
+                      ".\nThe noise this image shows: sigma " + sigma +
+                      " code values (0-255 scale, the median over its colour channels, every frequency "
+                      "included), estimated from its flattest areas.";
+    if (noise.fallback)
+      tip += std::string("\nIt could not be measured: ") + noise.fallback_reason + "; this is " +
+             edgewise::kNoiseFallbackRule + ", a rough guess.";
+    gtk_button_set_label(GTK_BUTTON(control->noise),
+                         (std::string(noise.fallback ? "Auto (noise ~" : "Auto (noise ") + sigma + ")").c_str());
     gtk_widget_set_tooltip_text(control->noise, tip.c_str());
   }
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <vector>
 
 #include "drawable_io.h"
 #include "engine.h"
@@ -56,6 +58,21 @@ std::string write_failed(const char* what, gint32 drawable) {
   std::string message = std::string("GIMP did not accept the result (") + what + ") for '" + (name ? name : "") + "'";
   g_free(name);
   return why.empty() ? message : message + ": " + why;
+}
+
+// The largest change of any sample of `region` between two buffers, in
+// code values of the 8-bit scale.
+double largest_change(GeglBuffer* before, GeglBuffer* after, const GeglRectangle& region, int channels) {
+  GeglRowSource from(before, region, channels), to(after, region, channels);
+  const size_t row = size_t(region.width) * size_t(channels);
+  std::vector<float> a(row), b(row);
+  double largest = 0;
+  for (int y = 0; y < region.height; ++y) {
+    from.read_rows(y, 1, a.data());
+    to.read_rows(y, 1, b.data());
+    for (size_t i = 0; i < row; ++i) largest = std::max(largest, double(std::abs(a[i] - b[i])));
+  }
+  return 255.0 * largest;
 }
 
 }  // namespace
@@ -114,6 +131,13 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings)
   // The shadow's tiles must reach GIMP before it merges them: flushed here,
   // and again by the unref.
   gegl_buffer_flush(buffers.shadow);
+  // A run at auto that changed nothing visible says so (never a silent
+  // no-op): the selection's samples before and after.
+  if (!report.auto_values.empty()) {
+    report.largest_change = largest_change(buffers.source, buffers.shadow, selection, channels);
+    const std::string unchanged = edgewise::unchanged_notice(report);
+    if (!unchanged.empty()) g_message("%s", unchanged.c_str());
+  }
   g_object_unref(buffers.shadow);
   buffers.shadow = nullptr;
   // One undo step, blended through the selection mask. GIMP refuses it for

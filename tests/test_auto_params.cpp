@@ -36,9 +36,7 @@ FloatImage noisy_image(std::mt19937_64& rng, const ImageShape& shape, double sig
 
 // An estimate of one value on every channel, as a front end may pass one.
 edgewise::NoiseEstimate estimate_of(double sigma, int channels = 3) {
-  edgewise::NoiseEstimate noise;
-  for (int c = 0; c < channels; ++c) noise.channels.push_back({sigma, true, {}, 100, 1});
-  return noise;
+  return edgewise::white_noise_estimate(sigma, channels);
 }
 
 FilterSpec spec_of(const edgewise::FilterInfo& filter, std::initializer_list<std::pair<const char*, double>> values) {

@@ -22,6 +22,7 @@
 #include "float_image.h"
 #include "image_buffer.h"
 #include "noise_estimate.h"
+#include "opponent_color.h"
 
 #if EDGEWISE_HAVE_CLI_IO
 #include "image_file.h"
@@ -301,15 +302,149 @@ TEST(NoiseEstimate, LargeImagesAreMeasuredOnStrips) {
   EXPECT_GT(estimate.channels[0].blocks, 1 << 14);
 }
 
-TEST(NoiseEstimate, TooSmallImagesAreNotMeasured) {
+// Too few flat blocks: the MAD rule gives a number and says so; an image
+// without a single 2x2 cell has none.
+TEST(NoiseEstimate, TooSmallImagesFallBackOnTheMadRule) {
   const Clean clean = make_clean(9, 9, 3, [](int, int, int) { return 100.0; });
-  const NoiseEstimate estimate = estimate_8bit(noisy_8bit(clean, 0, 25, 1), 9, 9, 3);
-  EXPECT_FALSE(estimate.valid());
-  EXPECT_EQ(estimate.sigma(), 0.0);
+  const unsigned seed = 1;
+  SCOPED_TRACE(seed_text(seed));
+  const NoiseEstimate estimate = estimate_8bit(noisy_8bit(clean, 0, 25, seed), 9, 9, 3);
+  EXPECT_TRUE(estimate.valid());
+  EXPECT_TRUE(estimate.fallback);
+  EXPECT_FALSE(estimate.measured());
+  EXPECT_NE(estimate.fallback_reason.find("9x9"), std::string::npos) << estimate.fallback_reason;
+  // 16 cells per channel: a rough number, but the noise's order.
+  EXPECT_GT(estimate.sigma(), 2.0);
+  EXPECT_LT(estimate.sigma(), 12.0);
+  ASSERT_EQ(estimate.opponent.size(), 3u);
+  std::vector<uint8_t> one{7, 8, 9};
+  const NoiseEstimate single = estimate_8bit(one, 1, 1, 3);
+  EXPECT_FALSE(single.valid());
+  EXPECT_TRUE(single.fallback);
+  EXPECT_EQ(single.sigma(), 0.0);
   std::vector<uint8_t> bytes(16);
   EXPECT_THROW(estimate_noise(ImageBuffer{bytes.data(), {4, 4, 0}, SampleType::u8, 0}), std::invalid_argument);
   EXPECT_THROW(estimate_noise(ImageBuffer{bytes.data(), {0, 4, 1}, SampleType::u8, 0}), std::invalid_argument);
   EXPECT_THROW(estimate_noise(ImageBuffer{bytes.data(), {2, 2, 5}, SampleType::u8, 0}), std::invalid_argument);
+}
+
+// Noise of a known spectrum: white noise blurred by a sampled Gaussian of
+// `blur` px, scaled to deviation `sigma` (measured on the field itself),
+// one field per channel.
+std::vector<double> blurred_field(int width, int height, double blur, double sigma, std::mt19937& rng) {
+  std::normal_distribution<double> unit(0.0, 1.0);
+  const int radius = int(std::ceil(4 * blur));
+  std::vector<double> taps(size_t(2 * radius + 1));
+  double sum = 0;
+  for (int i = -radius; i <= radius; ++i) sum += taps[size_t(i + radius)] = std::exp(-0.5 * i * i / (blur * blur));
+  for (double& t : taps) t /= sum;
+  const int pw = width + 2 * radius, ph = height + 2 * radius;
+  std::vector<double> white(size_t(pw) * ph), rows(size_t(width) * ph), out(size_t(width) * height);
+  for (double& v : white) v = unit(rng);
+  for (int y = 0; y < ph; ++y)
+    for (int x = 0; x < width; ++x) {
+      double acc = 0;
+      for (int k = 0; k <= 2 * radius; ++k) acc += taps[size_t(k)] * white[size_t(y) * pw + x + k];
+      rows[size_t(y) * width + x] = acc;
+    }
+  double square = 0;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      double acc = 0;
+      for (int k = 0; k <= 2 * radius; ++k) acc += taps[size_t(k)] * rows[size_t(y + k) * width + x];
+      out[size_t(y) * width + x] = acc;
+      square += acc * acc;
+    }
+  const double scale = sigma / std::sqrt(square / double(out.size()));
+  for (double& v : out) v *= scale;
+  return out;
+}
+
+// Correlated noise (demosaiced, resized, blurred) is read whole: the
+// finest scale alone sees a fraction of it.
+TEST(NoiseEstimate, CorrelatedNoiseIsMeasuredWhole) {
+  for (const double blur : {0.7, 1.0}) {
+    const unsigned seed = unsigned(500 + 10 * blur);
+    SCOPED_TRACE("blur " + std::to_string(blur) + ", " + seed_text(seed));
+    std::mt19937 rng(seed);
+    const int width = 480, height = 360;
+    const std::vector<double> field = blurred_field(width, height, blur, 12.0, rng);
+    std::vector<uint8_t> noisy(field.size());
+    double square = 0;
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) {
+        const size_t i = size_t(y) * width + x;
+        const double clean = 60.0 + 0.2 * x + 0.1 * y;
+        noisy[i] = uint8_t(std::clamp(std::lround(clean + field[i]), 0L, 255L));
+        square += (noisy[i] - clean) * (noisy[i] - clean);
+      }
+    const double truth = std::sqrt(square / double(noisy.size()));
+    const NoiseEstimate estimate = estimate_8bit(noisy, width, height, 1);
+    ASSERT_TRUE(estimate.measured());
+    const ChannelNoise& channel = estimate.channels[0];
+    EXPECT_NEAR(channel.sigma, truth, 0.15 * truth);
+    // What the finest scale alone reads: far less (the estimate before
+    // the spectrum).
+    double reading = 0;
+    for (const NoiseLevelBin& bin : channel.bins)
+      if (bin.valid) reading = std::max(reading, bin.reading);
+    EXPECT_LT(reading, 0.6 * truth);
+    EXPECT_LT(channel.spectrum.shares[0], 0.5) << "a white spectrum for correlated noise";
+    EXPECT_GT(channel.correlation, 3.0);
+  }
+}
+
+// Colour noise as a camera's colour matrix and JPEG's chroma make it:
+// white luma, strong blurred chroma. The opponent channels see each part.
+TEST(NoiseEstimate, OpponentChannelsSeeColourNoise) {
+  const unsigned seed = 611;
+  SCOPED_TRACE(seed_text(seed));
+  std::mt19937 rng(seed);
+  const int width = 480, height = 360;
+  const std::vector<double> luma = blurred_field(width, height, 0.3, 4.0, rng);
+  const std::vector<double> c1 = blurred_field(width, height, 1.0, 12.0, rng);
+  const std::vector<double> c2 = blurred_field(width, height, 1.0, 12.0, rng);
+  std::vector<uint8_t> noisy(size_t(width) * height * 3);
+  double squares[6] = {0, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < luma.size(); ++i) {
+    double n[3];
+    opponent_to_rgb(luma[i], c1[i], c2[i], n[0], n[1], n[2]);
+    const int x = int(i % size_t(width));
+    for (int c = 0; c < 3; ++c) {
+      const double clean = 90.0 + 20 * c + 0.1 * x;
+      noisy[3 * i + size_t(c)] = uint8_t(std::clamp(std::lround(clean + n[c]), 0L, 255L));
+      const double held = noisy[3 * i + size_t(c)] - clean;
+      squares[c] += held * held;
+    }
+    squares[3] += luma[i] * luma[i];
+    squares[4] += c1[i] * c1[i];
+    squares[5] += c2[i] * c2[i];
+  }
+  const NoiseEstimate estimate = estimate_8bit(noisy, width, height, 3);
+  ASSERT_TRUE(estimate.measured());
+  ASSERT_EQ(estimate.opponent.size(), 3u);
+  for (int c = 0; c < 6; ++c) {
+    const ChannelNoise& channel = c < 3 ? estimate.channels[size_t(c)] : estimate.opponent[size_t(c - 3)];
+    const double truth = std::sqrt(squares[c] / double(luma.size()));
+    EXPECT_NEAR(channel.sigma, truth, 0.2 * truth) << channel.name;
+  }
+  EXPECT_EQ(estimate.opponent[0].name, "Y");
+  EXPECT_GT(estimate.opponent[0].spectrum.shares[0], estimate.opponent[1].spectrum.shares[0]);
+}
+
+// White noise keeps a white spectrum: the coarse scales' shading is not
+// read as blotches.
+TEST(NoiseEstimate, WhiteNoiseKeepsAWhiteSpectrum) {
+  const Clean clean = make_clean(400, 300, 3, [](int x, int y, int c) { return 50.0 + 0.3 * x + 0.2 * y + 5 * c; });
+  const unsigned seed = 77;
+  SCOPED_TRACE(seed_text(seed));
+  const NoiseEstimate estimate = estimate_8bit(noisy_8bit(clean, 0, 100, seed), 400, 300, 3);
+  for (const auto* set : {&estimate.channels, &estimate.opponent})
+    for (const ChannelNoise& channel : *set) {
+      EXPECT_GT(channel.spectrum.shares[0], 0.95) << channel.name;
+      EXPECT_LT(channel.correlation, 1.5) << channel.name;
+      EXPECT_NEAR(channel.sigma, 10.0, 1.0) << channel.name;
+    }
 }
 
 TEST(NoiseEstimate, NoiseLevelFunctionInterpolates) {

@@ -8,7 +8,11 @@
 //   noise: white sigma in {10, 20, 30}; Poisson-Gaussian (variance
 //     gain * I + floor, floor = (0.3 s)^2, sigma s at I = 128) with s in
 //     {10, 20, 30}: the camera's noise, growing with brightness.
-//   grid: the auto parameters as multiples m of the estimated sigma (the
+//   camera (EDGEWISE_QUALITY_NOISE=camera): the camera pipeline of
+//     camera_pipeline.h at its four sensor-noise levels, each without and
+//     with JPEG; the clean reference is the noise-free development and the
+//     noise sigma the median over channels of the RMS of noisy - clean.
+//   grid: the auto parameters as multiples m of the true noise sigma (the
 //     form of every rule), m in six steps around the rule, times the
 //     spatial scale (sigma-s; nlm's search and patch radii; the pyramid's
 //     sigma-s and coarse strength) in four
@@ -29,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "camera_pipeline.h"
 #include "engine.h"
 #include "filter_registry.h"
 #include "image_quality.h"
@@ -53,6 +58,39 @@ cv::Mat add_noise(const cv::Mat& clean, double sigma, bool signal_dependent, uns
     noisy.data[i] = cv::saturate_cast<uint8_t>(std::lround(value + std::sqrt(gain * value + floor) * normal(rng)));
   }
   return noisy;
+}
+
+// One noisy version of a photo and what it is measured against.
+struct NoiseCase {
+  std::string label;  // "white", "Poisson-Gaussian", "camera 2 JPEG"
+  double sigma = 0;   // the true noise sigma, code values: the grid's unit
+  cv::Mat clean, noisy;
+};
+
+std::vector<NoiseCase> noise_cases(const cv::Mat& clean, int variant) {
+  std::vector<NoiseCase> cases;
+  const char* kind = std::getenv("EDGEWISE_QUALITY_NOISE");
+  if (kind && std::string(kind) == "camera") {
+    const edgewise_quality::Photo8 photo{clean.cols, clean.rows, clean.channels(),
+                                         std::vector<uint8_t>(clean.data, clean.data + clean.total() * clean.elemSize())};
+    for (int level = 0; level < edgewise_quality::kCameraLevels; ++level)
+      for (bool jpeg : {false, true}) {
+        const edgewise_quality::Development d =
+            edgewise_quality::develop(photo, edgewise_quality::camera_case(level, variant, jpeg));
+        std::vector<double> rms = edgewise_quality::noise_rms(d);
+        std::sort(rms.begin(), rms.end());
+        const cv::Mat reference(clean.rows, clean.cols, clean.type(), const_cast<uint8_t*>(d.clean.pixels.data()));
+        const cv::Mat noisy(clean.rows, clean.cols, clean.type(), const_cast<uint8_t*>(d.noisy.pixels.data()));
+        cases.push_back({"camera " + std::to_string(level) + (jpeg ? " JPEG" : ""), rms[rms.size() / 2],
+                         reference.clone(), noisy.clone()});
+      }
+    return cases;
+  }
+  for (const bool signal_dependent : {false, true})
+    for (const double sigma : {10.0, 20.0, 30.0})
+      cases.push_back({signal_dependent ? "Poisson-Gaussian" : "white", sigma, clean,
+                       add_noise(clean, sigma, signal_dependent, unsigned(sigma) + signal_dependent)});
+  return cases;
 }
 
 cv::Mat run(const FilterSpec& spec, const cv::Mat& noisy, edgewise::RunReport* report = nullptr) {
@@ -180,51 +218,50 @@ int main(int argc, char** argv) {
   std::fprintf(csv, "image,noise,sigma,filter,estimate,kind,m,spatial,psnr,ssim\n");
   const char* only = std::getenv("EDGEWISE_QUALITY_ONLY");
 
-  std::printf("| filter | image | noise | σ | estimate | auto: PSNR / SSIM | best at defaults (m) | grid-best (m, "
-              "step) | auto − grid-best |\n|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| filter | image | noise | σ | estimate | noisy PSNR | auto: PSNR / SSIM | best at defaults (m) | "
+              "grid-best (m, step) | auto − grid-best |\n|---|---|---|---|---|---|---|---|---|---|\n");
   std::vector<std::pair<std::string, double>> worst;  // per filter: the largest shortfall
   for (const Subject& subject : subjects()) {
     if (only && subject.label.find(only) == std::string::npos) continue;
     double shortfall = 0;
-    for (const Photo& photo : photos) {
+    for (size_t p = 0; p < photos.size(); ++p) {
+      const Photo& photo = photos[p];
       // Grey photos have one channel: the colour modes are all alike there.
       if (photo.clean.channels() == 1 && subject.label.find("rgb") == std::string::npos) continue;
-      for (const bool signal_dependent : {false, true})
-        for (const double sigma : {10.0, 20.0, 30.0}) {
-          const cv::Mat noisy = add_noise(photo.clean, sigma, signal_dependent, unsigned(sigma) + signal_dependent);
-          const char* noise = signal_dependent ? "Poisson-Gaussian" : "white";
-          edgewise::RunReport report;
-          const cv::Mat automatic = run(subject.defaults, noisy, &report);
-          const double estimate = report.noise_sigma;
-          const Point at_auto{edgewise_quality::psnr(photo.clean, automatic),
-                              edgewise_quality::ssim(photo.clean, automatic), 0, 0};
-          std::fprintf(csv, "%s,%s,%g,%s,%.3f,auto,,0,%.3f,%.4f\n", photo.name.c_str(), noise, sigma,
-                       subject.label.c_str(), estimate, at_auto.psnr, at_auto.ssim);
-          Point at_defaults, best;
-          for (size_t step = 0; step < subject.spatial.size(); ++step)
-            for (const double m : subject.multipliers) {
-              FilterSpec spec = subject.defaults;
-              subject.spatial[step](spec);
-              // The rule's own noise sigma (lab: as a Delta E), so that m
-              // is directly the rule's factor.
-              subject.at(spec, m, edgewise::auto_noise_sigma(spec, [&] {
-                           edgewise::NoiseEstimate e;
-                           e.channels.push_back({estimate, true, {}, 0, 1});
-                           return e;
-                         }()));
-              const cv::Mat out = run(spec, noisy);
-              const double p = edgewise_quality::psnr(photo.clean, out);
-              std::fprintf(csv, "%s,%s,%g,%s,%.3f,grid,%g,%zu,%.3f,\n", photo.name.c_str(), noise, sigma,
-                           subject.label.c_str(), estimate, m, step, p);
-              if (step == 0 && p > at_defaults.psnr) at_defaults = {p, 0, m, 0};
-              if (p > best.psnr) best = {p, 0, m, int(step)};
-            }
-          shortfall = std::max(shortfall, best.psnr - at_auto.psnr);
-          std::printf("| %s | %s | %s | %g | %.2f | %.2f / %.3f | %.2f (%g) | %.2f (%g, %d) | %+.2f |\n",
-                      subject.label.c_str(), photo.name.c_str(), noise, sigma, estimate, at_auto.psnr, at_auto.ssim,
-                      at_defaults.psnr, at_defaults.m, best.psnr, best.m, best.spatial, at_auto.psnr - best.psnr);
-          std::fflush(stdout);
-        }
+      for (const NoiseCase& noise_case : noise_cases(photo.clean, int(p))) {
+        const cv::Mat& clean = noise_case.clean;
+        const cv::Mat& noisy = noise_case.noisy;
+        const double sigma = noise_case.sigma;
+        const char* noise = noise_case.label.c_str();
+        edgewise::RunReport report;
+        const cv::Mat automatic = run(subject.defaults, noisy, &report);
+        const double estimate = report.noise_sigma;
+        const Point at_auto{edgewise_quality::psnr(clean, automatic), edgewise_quality::ssim(clean, automatic), 0, 0};
+        const double noisy_psnr = edgewise_quality::psnr(clean, noisy);
+        std::fprintf(csv, "%s,%s,%g,%s,%.3f,auto,,0,%.3f,%.4f\n", photo.name.c_str(), noise, sigma,
+                     subject.label.c_str(), estimate, at_auto.psnr, at_auto.ssim);
+        Point at_defaults, best;
+        for (size_t step = 0; step < subject.spatial.size(); ++step)
+          for (const double m : subject.multipliers) {
+            FilterSpec spec = subject.defaults;
+            subject.spatial[step](spec);
+            // The rule's own noise sigma (lab: as a Delta E) for the true
+            // sigma, so that m is directly the rule's factor.
+            subject.at(spec, m, edgewise::auto_noise_sigma(spec, edgewise::white_noise_estimate(sigma, 1)));
+            const cv::Mat out = run(spec, noisy);
+            const double psnr = edgewise_quality::psnr(clean, out);
+            std::fprintf(csv, "%s,%s,%g,%s,%.3f,grid,%g,%zu,%.3f,\n", photo.name.c_str(), noise, sigma,
+                         subject.label.c_str(), estimate, m, step, psnr);
+            if (step == 0 && psnr > at_defaults.psnr) at_defaults = {psnr, 0, m, 0};
+            if (psnr > best.psnr) best = {psnr, 0, m, int(step)};
+          }
+        shortfall = std::max(shortfall, best.psnr - at_auto.psnr);
+        std::printf("| %s | %s | %s | %.1f | %.2f | %.2f | %.2f / %.3f | %.2f (%g) | %.2f (%g, %d) | %+.2f |\n",
+                    subject.label.c_str(), photo.name.c_str(), noise, sigma, estimate, noisy_psnr, at_auto.psnr,
+                    at_auto.ssim, at_defaults.psnr, at_defaults.m, best.psnr, best.m, best.spatial,
+                    at_auto.psnr - best.psnr);
+        std::fflush(stdout);
+      }
     }
     worst.emplace_back(subject.label, shortfall);
   }

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -30,7 +31,9 @@
 #include <string>
 #include <vector>
 
+#include "camera_pipeline.h"
 #include "noise_estimate.h"
+#include "opponent_color.h"
 
 namespace {
 
@@ -144,6 +147,92 @@ void poisson_gaussian(const std::vector<Photo>& photos) {
     }
 }
 
+// Camera noise (camera_pipeline.h): every level, with and without JPEG;
+// the estimate of each channel (R, G, B and the opponent Y, C1, C2)
+// against the RMS of noisy - clean in that channel.
+void camera_noise(const std::vector<Photo>& photos) {
+  std::printf(
+      "\n| photo | level | JPEG | true σ R / G / B | estimate | worst RGB error | true σ Y / C1 / C2 | estimate | "
+      "worst opponent error |\n|---|---|---|---|---|---|---|---|---|\n");
+  double worst_rgb = 0, worst_opponent = 0;
+  // Over every channel: how many within 20 %, and the RMS of log(estimate / truth).
+  int within[2] = {0, 0}, channels[2] = {0, 0};
+  double log_squares[2] = {0, 0};
+  for (size_t i = 0; i < photos.size(); ++i) {
+    const Photo& photo = photos[i];
+    const edgewise_quality::Photo8 clean{photo.rgb.cols, photo.rgb.rows, photo.rgb.channels(),
+                                         std::vector<uint8_t>(photo.rgb.data, photo.rgb.data + photo.rgb.total() *
+                                                                                           photo.rgb.elemSize())};
+    for (int level = 0; level < edgewise_quality::kCameraLevels; ++level)
+      for (bool jpeg : {false, true}) {
+        const edgewise_quality::Development d =
+            edgewise_quality::develop(clean, edgewise_quality::camera_case(level, int(i), jpeg));
+        const cv::Mat noisy(clean.height, clean.width, CV_8UC(clean.channels), const_cast<uint8_t*>(d.noisy.pixels.data()));
+        const NoiseEstimate e = estimate(noisy);
+        std::vector<double> truth = edgewise_quality::noise_rms(d);
+        // The clean photo's own noise, developed (grain, its own JPEG): the
+        // noisy file holds it too. Added where EDGEWISE_NOISE_OWN is set.
+        NoiseEstimate own;
+        const bool with_own = std::getenv("EDGEWISE_NOISE_OWN") != nullptr;
+        if (with_own) {
+          const cv::Mat developed(clean.height, clean.width, CV_8UC(clean.channels),
+                                  const_cast<uint8_t*>(d.clean.pixels.data()));
+          own = estimate(developed);
+          for (size_t c = 0; c < truth.size(); ++c)
+            if (own.channels[c].valid) truth[c] = std::hypot(truth[c], own.channels[c].sigma);
+        }
+        // The opponent channels' truth.
+        std::vector<double> opponent_truth;
+        if (clean.channels == 3) {
+          double sums[3] = {0, 0, 0};
+          for (size_t p = 0; p < d.clean.pixels.size() / 3; ++p) {
+            double n[3];
+            for (int c = 0; c < 3; ++c) n[c] = double(d.noisy.pixels[3 * p + size_t(c)]) - d.clean.pixels[3 * p + size_t(c)];
+            double o[3];
+            edgewise::rgb_to_opponent(n[0], n[1], n[2], o[0], o[1], o[2]);
+            for (int c = 0; c < 3; ++c) sums[c] += o[c] * o[c];
+          }
+          for (double sum : sums) opponent_truth.push_back(std::sqrt(sum / double(d.clean.pixels.size() / 3)));
+          for (size_t c = 0; c < opponent_truth.size() && with_own; ++c)
+            if (own.opponent[c].valid) opponent_truth[c] = std::hypot(opponent_truth[c], own.opponent[c].sigma);
+        }
+        auto row = [&](const std::vector<edgewise::ChannelNoise>& estimates, const std::vector<double>& truths,
+                       std::string& truth_text, std::string& estimate_text) {
+          const int set = &estimates == &e.channels ? 0 : 1;
+          double worst = 0;
+          for (size_t c = 0; c < truths.size(); ++c) {
+            char value[48];
+            std::snprintf(value, sizeof value, "%s%.1f", c ? " / " : "", truths[c]);
+            truth_text += value;
+            std::snprintf(value, sizeof value, "%s%.1f", c ? " / " : "", estimates[c].sigma);
+            estimate_text += value;
+            const double error = estimates[c].sigma / truths[c] - 1;
+            ++channels[set];
+            within[set] += std::abs(error) <= 0.2;
+            const double log_error = std::log(std::max(estimates[c].sigma, 1e-3) / truths[c]);
+            log_squares[set] += log_error * log_error;
+            if (std::abs(error) > std::abs(worst)) worst = error;
+          }
+          return worst;
+        };
+        std::string rgb_truth, rgb_estimate, opp_truth, opp_estimate;
+        const double rgb = row(e.channels, truth, rgb_truth, rgb_estimate);
+        const double opp = clean.channels == 3 ? row(e.opponent, opponent_truth, opp_truth, opp_estimate) : 0;
+        if (std::abs(rgb) > std::abs(worst_rgb)) worst_rgb = rgb;
+        if (std::abs(opp) > std::abs(worst_opponent)) worst_opponent = opp;
+        std::printf("| %s | %d | %s | %s | %s%s | %+.1f %% | %s | %s | %+.1f %% |\n", photo.name.c_str(), level,
+                    jpeg ? "yes" : "no", rgb_truth.c_str(), rgb_estimate.c_str(), e.fallback ? " (fallback)" : "",
+                    100 * rgb, opp_truth.c_str(), opp_estimate.c_str(), 100 * opp);
+      }
+  }
+  std::printf("\nWorst RGB channel error %+.1f %%, worst opponent channel error %+.1f %%.\n", 100 * worst_rgb,
+              100 * worst_opponent);
+  for (int set = 0; set < 2; ++set)
+    if (channels[set])
+      std::printf("%s channels: %d of %d within 20 %%, RMS log error %.3f\n", set ? "Opponent" : "Colour (or grey)",
+                  within[set], channels[set], std::sqrt(log_squares[set] / channels[set]));
+}
+
 void timing(const Photo& photo) {
   cv::Mat big;
   cv::resize(photo.rgb, big, cv::Size(6000, 4000), 0, 0, cv::INTER_CUBIC);
@@ -179,9 +268,15 @@ int main(int argc, char** argv) {
     const std::string path = argv[i];
     photos.push_back({path.substr(path.find_last_of('/') + 1), image});
   }
-  own_levels(photos);
-  white_noise(photos);
-  poisson_gaussian(photos);
-  timing(photos.front());
+  // EDGEWISE_NOISE_ONLY=camera (or white, poisson, timing) runs one table.
+  const char* only = std::getenv("EDGEWISE_NOISE_ONLY");
+  auto wanted = [only](const char* table) { return !only || std::string(only) == table; };
+  if (wanted("white")) {
+    own_levels(photos);
+    white_noise(photos);
+  }
+  if (wanted("poisson")) poisson_gaussian(photos);
+  if (wanted("camera")) camera_noise(photos);
+  if (wanted("timing")) timing(photos.front());
   return 0;
 }

@@ -117,17 +117,27 @@ TEST(CliNoise, VerboseAddsTheNoiseLevelFunctions) {
   const CliResult result = run_cli("--estimate-noise --verbose " + dir.file("rgb.png") + " " + dir.file("grey.png"));
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(result.out, expected_report(dir.file("rgb.png"), true) + expected_report(dir.file("grey.png"), true));
-  EXPECT_EQ(line_count(result.out), 4 + 2);
-  const std::regex bin_line("\t(R|G|B|grey)(\t[0-9]+\\.[0-9]:([0-9]+\\.[0-9]{2}|-))+");
+  // Per channel (R, G, B and the opponent Y, C1, C2; grey) its noise
+  // level function, then its spectrum and scales.
+  EXPECT_EQ(line_count(result.out), (1 + 2 * 6) + (1 + 2 * 1));
+  const std::regex bin_line("\t(R|G|B|grey|Y|C1|C2)(\t[0-9]+\\.[0-9]:([0-9]+\\.[0-9]{2}|-))+");
+  const std::regex spectrum_line(
+      "\t(R|G|B|grey|Y|C1|C2)\tspectrum white [0-9]+%(, blur [0-9.]+ px [0-9]+%)+\tscales( [0-9]+x:([0-9.]+/[0-9.]+|-))+");
   std::istringstream lines(result.out);
   std::string line;
-  int bin_lines = 0;
+  int bin_lines = 0, spectrum_lines = 0;
   while (std::getline(lines, line))
     if (line[0] == '\t') {
-      ++bin_lines;
-      EXPECT_TRUE(std::regex_match(line, bin_line)) << line;
+      if (line.find("\tspectrum") != std::string::npos) {
+        ++spectrum_lines;
+        EXPECT_TRUE(std::regex_match(line, spectrum_line)) << line;
+      } else {
+        ++bin_lines;
+        EXPECT_TRUE(std::regex_match(line, bin_line)) << line;
+      }
     }
-  EXPECT_EQ(bin_lines, 4);
+  EXPECT_EQ(bin_lines, 7);
+  EXPECT_EQ(spectrum_lines, 7);
   // Without --verbose: the file lines alone.
   const CliResult plain = run_cli("--estimate-noise " + dir.file("rgb.png") + " " + dir.file("grey.png"));
   EXPECT_EQ(plain.out, expected_report(dir.file("rgb.png"), false) + expected_report(dir.file("grey.png"), false));
@@ -216,6 +226,42 @@ TEST(CliNoise, Help) {
   EXPECT_NE(help.find("--verbose With --estimate-noise"), std::string::npos) << help;
 }
 
+
+// Never a silent no-op: a file too small to measure is filtered with the
+// fallback rule's noise and one line says so, with the values used; a
+// clean file that auto leaves nearly unchanged says that too. Explicit
+// values say nothing.
+TEST(CliAuto, FallbackAndUnchangedRunsSaySo) {
+  ScratchDir dir;
+  DecodedImage tiny = noisy_photo(3, 8);
+  tiny.width = tiny.height = 12;
+  tiny.allocate();
+  edgewise_cli::write_image(dir.file("tiny.png"), FileFormat::png, tiny);
+  CliResult result = run_cli("--backend cpu " + dir.file("tiny.png") + " -o " + dir.file("tiny-out.png"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(line_count(result.err), 1) << result.err;
+  EXPECT_NE(result.err.find(dir.file("tiny.png") + ": the noise could not be measured: "), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("(the image is 12x12)"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("sigma-r "), std::string::npos) << result.err;
+  EXPECT_TRUE(exists(dir.file("tiny-out.png")));
+
+  // A flat grey image with faint noise (0.3 code values): auto leaves it.
+  DecodedImage flat = noisy_photo(1, 8);
+  std::mt19937 rng(1234);
+  std::uniform_int_distribution<int> coin(0, 9);
+  for (size_t i = 0; i < flat.bytes.size(); ++i) flat.bytes[i] = uint8_t(120 + (coin(rng) == 0));
+  edgewise_cli::write_image(dir.file("flat.png"), FileFormat::png, flat);
+  result = run_cli("--backend cpu " + dir.file("flat.png") + " -o " + dir.file("flat-out.png"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find(dir.file("flat.png") + ": auto changed no pixel by more than one code value"),
+            std::string::npos)
+      << result.err;
+  result = run_cli("--backend cpu --sigma-r 3 " + dir.file("flat.png") + " -o " + dir.file("flat-set.png"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+}
+
 }  // namespace
 }  // namespace edgewise_cli_test
 
@@ -264,6 +310,7 @@ TEST(CliAuto, AutoOnlyWhereAParameterTakesIt) {
     EXPECT_FALSE(exists(dir.file("out.png")));
   }
 }
+
 
 }  // namespace
 }  // namespace edgewise_cli_test

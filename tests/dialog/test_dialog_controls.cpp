@@ -113,10 +113,9 @@ TEST_F(DisplayTest, NoiseAutoRowShowsTheEstimateAndTheValueItGives) {
   ASSERT_TRUE(GTK_IS_LABEL(sigma_r[3]));
   ASSERT_TRUE(GTK_IS_CHECK_BUTTON(sigma_r[4]));
 
-  edgewise::NoiseEstimate noise;
-  noise.channels.push_back({7.0, true, {}, 100, 1});
-  noise.channels.push_back({7.25, true, {}, 100, 1});
-  noise.channels.push_back({9.0, true, {}, 100, 1});
+  edgewise::NoiseEstimate noise = edgewise::white_noise_estimate(7.0, 3);
+  noise.channels[1].sigma = 7.25;
+  noise.channels[2].sigma = 9.0;
   controls.set_noise(noise);
   EXPECT_STREQ(gtk_button_get_label(GTK_BUTTON(sigma_r[4])), "Auto (noise 7.2)");
 
