@@ -86,6 +86,9 @@ class BackendProvider {
   virtual bool is_fallback() const { return false; }
   // True when a usable device exists; `description` names it, or says why none.
   virtual bool usable(std::string& description) const = 0;
+  // False for an entry this build lacks, listed only so that its id and PDB
+  // number keep their meaning (CUDA built without nvcc): --version says so.
+  virtual bool built() const { return true; }
   // Throws BackendError when the backend cannot start.
   virtual std::unique_ptr<Backend> make(const BackendOptions& options) const = 0;
   // Host memory this backend copies from fastest (a GPU's: pinned), for
