@@ -11,18 +11,20 @@ namespace {
 using edgewise::ParamInfo;
 
 // The registered GEnum of each choice flag ("mode"), and of the backend
-// choice. Their value tables must outlive the types: the module stays
-// loaded (-z nodelete), and so do they.
+// choice. Their value tables must outlive the types, which GObject keeps
+// to the process's end: the module stays loaded (-z nodelete), and these
+// are made once and never destroyed (no static destructor runs under the
+// host program's exit).
 std::map<std::string, GType>& enum_types() {
-  static std::map<std::string, GType> types;
-  return types;
+  static auto* types = new std::map<std::string, GType>;
+  return *types;
 }
 constexpr const char* kBackendKey = " backend";  // no flag has a space
 
 GType register_enum(GTypeModule* module, const std::string& key, const std::string& words,
                     const std::vector<std::string>& tokens) {
-  static std::map<std::string, std::vector<GEnumValue>> tables;
-  std::vector<GEnumValue>& table = tables[key];
+  static auto* tables = new std::map<std::string, std::vector<GEnumValue>>;
+  std::vector<GEnumValue>& table = (*tables)[key];
   if (table.empty()) {
     for (size_t i = 0; i < tokens.size(); ++i) {
       // Name and nick are the spelling the CLI takes ("per-channel"), so
