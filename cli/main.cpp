@@ -38,11 +38,16 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (options.version) {
+    // Each backend: whether this build has it, and whether it runs here.
     std::printf("edgewise %s\n", EDGEWISE_VERSION);
     for (const auto& backend : edgewise::installed_backends()) {
       std::string description;
-      backend->usable(description);
-      std::printf("%s: %s\n", backend->name().c_str(), description.c_str());
+      const bool usable = backend->usable(description);
+      if (!backend->built())
+        std::printf("%s: not built in (%s)\n", backend->name().c_str(), description.c_str());
+      else
+        std::printf("%s: built in, %s: %s\n", backend->name().c_str(), usable ? "usable" : "not usable here",
+                    description.c_str());
     }
     return kExitOk;
   }

@@ -332,7 +332,8 @@ std::string help_text(const edgewise::Registry& registry, const edgewise::Backen
       << "  -o, --output PATH\n"
       << wrap("Output file, or directory (required for several inputs).") << "  -h, --help\n"
       << wrap("Print this text and exit.") << "  --version\n"
-      << wrap("Print the version and the backends this build has, and exit.") << "  --\n"
+      << wrap("Print the version and, for each backend (CPU, CUDA), whether this build has it and whether it can run "
+              "here, and exit.") << "  --\n"
       << wrap("Everything after it is an input, even when it starts with '-'.")
       << "\nOptions take their value as --flag VALUE or --flag=VALUE.\n\n"
       << wrap(

@@ -86,6 +86,9 @@ class BackendProvider {
   virtual bool is_fallback() const { return false; }
   // True when a usable device exists; `description` names it, or says why none.
   virtual bool usable(std::string& description) const = 0;
+  // False for an entry this build lacks, listed only so that its id and PDB
+  // number keep their meaning (CUDA built without nvcc): --version says so.
+  virtual bool built() const { return true; }
   // Throws BackendError when the backend cannot start.
   virtual std::unique_ptr<Backend> make(const BackendOptions& options) const = 0;
   // Host memory this backend copies from fastest (a GPU's: pinned), for
@@ -144,6 +147,12 @@ std::vector<std::string> backend_choices(const BackendList& list);
 // a backend is not usable here, a simulated device on the fallback backend
 // fails instead, so machines without a GPU exercise the fallback too.
 BackendList with_injected_failure(const BackendList& list, InjectedFailure failure);
+// A copy of `list` whose every backend, the fallback too, runs out of host
+// memory part-way through every job: std::bad_alloc, not a BackendError,
+// once its first band's output is in place (garbage there), so the engine
+// does not rerun it. What a front end running inside another program must
+// survive (the GEGL operation's test hook EDGEWISE_INJECT_HOST_FAILURE).
+BackendList with_host_memory_failure(const BackendList& list);
 // "oom" -> out_of_memory, "launch" -> launch, "" -> none; anything else is out_of_memory.
 InjectedFailure parse_injected_failure(const std::string& text);
 

@@ -2,6 +2,7 @@
 // and makes it fail once its first band's output is in place.
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "backend.h"
 
@@ -23,6 +24,8 @@ void poison(const RowSpan& rows, size_t row_bytes) {
   }
 }
 
+// `failure` none stands for the host running out of memory: std::bad_alloc
+// instead of the device's own error.
 class FailingBackend : public Backend {
  public:
   FailingBackend(std::unique_ptr<Backend> inner, InjectedFailure failure, std::string name)
@@ -53,6 +56,7 @@ class FailingBackend : public Backend {
       inner_->wait(slot);
       const RowSpan& output = tasks_[size_t(slot)].output;
       poison(output, samples_ * size_t(sample_bytes(output.type)));
+      if (failure_ == InjectedFailure::none) throw std::bad_alloc();
       device_.provoke_failure(failure_);
     }
 
@@ -95,7 +99,30 @@ class FailingProvider : public BackendProvider {
   InjectedFailure failure_;
 };
 
+// Every backend of a list, the fallback too, running out of host memory.
+class HostFailingProvider : public BackendProvider {
+ public:
+  explicit HostFailingProvider(std::shared_ptr<const BackendProvider> inner) : inner_(std::move(inner)) {}
+  std::string id() const override { return inner_->id(); }
+  std::string name() const override { return inner_->name(); }
+  std::string label() const override { return inner_->label(); }
+  bool is_fallback() const override { return inner_->is_fallback(); }
+  bool usable(std::string& description) const override { return inner_->usable(description); }
+  std::unique_ptr<Backend> make(const BackendOptions& options) const override {
+    return std::make_unique<FailingBackend>(inner_->make(options), InjectedFailure::none, inner_->name());
+  }
+
+ private:
+  std::shared_ptr<const BackendProvider> inner_;
+};
+
 }  // namespace
+
+BackendList with_host_memory_failure(const BackendList& list) {
+  BackendList wrapped;
+  for (const auto& provider : list) wrapped.push_back(std::make_shared<HostFailingProvider>(provider));
+  return wrapped;
+}
 
 BackendList with_injected_failure(const BackendList& list, InjectedFailure failure) {
   if (failure == InjectedFailure::none) return list;

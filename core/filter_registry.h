@@ -56,6 +56,17 @@ struct FilterInfo {
   // `scale` < 1. May be null: then every PreviewScaling::length parameter
   // is scaled (scale_lengths).
   FilterSpec (*at_preview_scale)(const FilterSpec& spec, double scale) = nullptr;
+  // Filtering part of an image alone (a GEGL tile; core/region.h) gives
+  // that part exactly as filtering the whole image does when the part read
+  // is grown by `reach`, starts on this grid (pixels from the image's
+  // origin: a pyramid's levels halve from the origin of what it filters,
+  // the Fourier filter's cells start there) and is planned with the spec
+  // for_image returns. Null: any origin (a grid of 1).
+  int (*region_grid)(const FilterSpec& spec) = nullptr;
+  // The spec with what its planner would derive from the image's size fixed
+  // for `image` (the pyramid's automatic levels), so that a region is
+  // planned as the whole image is. Null: the spec as it is.
+  FilterSpec (*for_image)(const FilterSpec& spec, const ImageShape& image) = nullptr;
   // Throws std::invalid_argument for a spec or shape it cannot plan.
   std::unique_ptr<Plan> (*plan)(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) = nullptr;
 

@@ -16,6 +16,7 @@ class AbsentCuda : public BackendProvider {
     description = "this build of Edgewise has no CUDA backend";
     return false;
   }
+  bool built() const override { return false; }
   std::unique_ptr<Backend> make(const BackendOptions&) const override {
     throw BackendError("this build of Edgewise has no CUDA backend");
   }

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs the built GIMP 2.10 plug-in in its own folder under GIMP's
-# plug-ins, as `gimptool-2.0 --install-bin` would:
-#   for you:        ${GIMP2_DIRECTORY:-~/.config/GIMP/2.10}/plug-ins/edgewise/edgewise
-#   --system:       $(gimptool-2.0 --gimpplugindir)/plug-ins/edgewise/edgewise
+# plug-ins, as `gimptool-2.0 --install-bin` would, and the GEGL module
+# (every filter as a GEGL operation, for GIMP 3, GIMP 2.10's GEGL Operation
+# tool and the gegl command) where GEGL looks, when it was built:
+#   for you:   ${GIMP2_DIRECTORY:-~/.config/GIMP/2.10}/plug-ins/edgewise/edgewise
+#              ${XDG_DATA_HOME:-~/.local/share}/gegl-0.4/plug-ins/edgewise-gegl.so
+#   --system:  $(gimptool-2.0 --gimpplugindir)/plug-ins/edgewise/edgewise
+#              $(pkg-config --variable=pluginsdir gegl-0.4)/edgewise-gegl.so
 # Usage: install/install-plugin.sh [--system] [--build DIR]   (DIR default: build)
-# GIMP picks it up on its next start: Filters > Enhance > Edgewise Bilateral.
+# GIMP picks them up on its next start: Filters > Enhance > Edgewise Bilateral,
+# and Tools > GEGL Operation > edgewise:bilateral.
 set -euo pipefail
 source "$(dirname "$0")/plugin-folder.sh"
 binary=$build/plugin/edgewise
@@ -14,3 +19,8 @@ if [ ! -x "$binary" ]; then
 fi
 $sudo install -D -m 755 "$binary" "$folder/edgewise"
 echo "installed $folder/edgewise"
+module=$build/gegl/plug-ins/edgewise-gegl.so
+if [ -f "$module" ] && [ -n "$gegl_folder" ]; then
+  $sudo install -D -m 644 "$module" "$gegl_folder/edgewise-gegl.so"
+  echo "installed $gegl_folder/edgewise-gegl.so"
+fi

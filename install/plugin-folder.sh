@@ -1,6 +1,7 @@
 # Sourced by install-plugin.sh and uninstall-plugin.sh, so that their options
-# and --system mean the same folder to both. Sets repo, build, folder and
-# sudo from the script's arguments.
+# and --system mean the same folders to both. Sets repo, build, folder (the
+# GIMP plug-in's), gegl_folder (the GEGL module's) and sudo from the
+# script's arguments.
 repo=$(cd "$(dirname "$0")/.." && pwd)
 system=0
 build=$repo/build
@@ -20,7 +21,10 @@ if [ $system = 1 ]; then
     exit 1
   fi
   folder=$(gimptool-2.0 --gimpplugindir)/plug-ins/edgewise
+  gegl_folder=$(pkg-config --variable=pluginsdir gegl-0.4 2>/dev/null || true)
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
 else
   folder=${GIMP2_DIRECTORY:-$HOME/.config/GIMP/2.10}/plug-ins/edgewise
+  # Where GEGL (GIMP 2.10 and 3, the gegl command) looks for a user's modules.
+  gegl_folder=${XDG_DATA_HOME:-$HOME/.local/share}/gegl-0.4/plug-ins
 fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Removes what install-plugin.sh installed (same options).
+# Removes what install-plugin.sh installed (same options): the GIMP plug-in
+# and the GEGL module.
 # Usage: install/uninstall-plugin.sh [--system]
 set -euo pipefail
 source "$(dirname "$0")/plugin-folder.sh"
@@ -9,4 +10,8 @@ if [ -e "$folder/edgewise" ]; then
   echo "removed $folder/edgewise"
 else
   echo "nothing to remove at $folder/edgewise"
+fi
+if [ -n "$gegl_folder" ] && [ -e "$gegl_folder/edgewise-gegl.so" ]; then
+  $sudo rm -f "$gegl_folder/edgewise-gegl.so"
+  echo "removed $gegl_folder/edgewise-gegl.so"
 fi

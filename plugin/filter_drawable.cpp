@@ -1,6 +1,5 @@
 #include "filter_drawable.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "drawable_io.h"
 #include "engine.h"
 #include "pdb_layout.h"
+#include "region.h"
 
 namespace edgewise_plugin {
 
@@ -29,16 +29,6 @@ class Timing : public edgewise::RunObserver {
   void rows_written(int, double seconds) override { written += seconds; }
   double read = 0, written = 0;
 };
-
-// Filtering the selection grown by the filter's reach (clamped to the
-// drawable, where the CLI clamps too) makes the selection's pixels equal to
-// filtering the whole drawable.
-GeglRectangle grow(const GeglRectangle& selection, int margin, int width, int height) {
-  const int left = std::max(0, selection.x - margin), top = std::max(0, selection.y - margin);
-  const int right = std::min(width, selection.x + selection.width + margin);
-  const int bottom = std::min(height, selection.y + selection.height + margin);
-  return {left, top, right - left, bottom - top};
-}
 
 struct Buffers {  // releases the GeglBuffers on every path out
   GeglBuffer* source = nullptr;
@@ -82,8 +72,19 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings)
   if (!gimp_drawable_mask_intersect(drawable, &selection.x, &selection.y, &selection.width, &selection.height))
     return "";  // the selection does not touch this drawable: nothing to do
   const int channels = (gimp_drawable_is_gray(drawable) ? 1 : 3) + (gimp_drawable_has_alpha(drawable) ? 1 : 0);
-  const int margin = edgewise::filter_reach(settings.spec);
-  const GeglRectangle region = grow(selection, margin, gimp_drawable_width(drawable), gimp_drawable_height(drawable));
+  // The selection grown by the filter's reach (clamped to the drawable,
+  // where the CLI clamps too), on the filter's grid and planned for the
+  // whole drawable (core/region.h): the selection's pixels are then those
+  // of filtering the whole drawable.
+  edgewise::RegionPlan plan;
+  try {
+    plan =
+        edgewise::plan_region(settings.spec, {gimp_drawable_width(drawable), gimp_drawable_height(drawable), channels},
+                              {selection.x, selection.y, selection.width, selection.height});
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  const GeglRectangle region = {plan.read.x, plan.read.y, plan.read.width, plan.read.height};
 
   const bool timing = std::getenv("EDGEWISE_TIMING") != nullptr;
   Timing times;
@@ -121,7 +122,7 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings)
   gimp_progress_init(progress_text(settings).c_str());
   edgewise::RunReport report;
   try {
-    report = edgewise::run_filter(settings.spec, {region.width, region.height, channels}, source, sink, options);
+    report = edgewise::run_filter(plan.spec, {region.width, region.height, channels}, source, sink, options);
   } catch (const edgewise::Cancelled&) {
     return "cancelled";
   } catch (const std::exception& error) {

@@ -100,6 +100,11 @@ int fourier_reach(const FilterSpec& spec) {
   return grid.step > 1 ? coarse_reach(grid) : design_spatial_gaussian(sigma_s).radius;
 }
 
+// The reduced resolution's cells start at the origin of what is filtered.
+int fourier_region_grid(const FilterSpec& spec) {
+  return design_coarse_grid(double(fourier_parameters(spec).sigma_s)).step;
+}
+
 // The auto rule, fitted with bench/quality/auto_quality at the default
 // sigma-s 10 (docs/quality.md): a wide window wants a narrower range kernel
 // than the bilateral filter's small one.
@@ -223,6 +228,7 @@ const FilterInfo& fourier_filter() {
     row.menu_label = "Edgewise _Fourier Bilateral...";
     row.groups = {&fourier_group()};
     row.reach = fourier_reach;
+    row.region_grid = fourier_region_grid;
     row.auto_value = fourier_auto_value;
     row.check = check_fourier;
     row.noise_value = fourier_noise_value;

@@ -181,6 +181,21 @@ int pyramid_reach_of(const FilterSpec& spec) {
   return pyramid_reach(p.levels > 0 ? p.levels : kPyramidAutoMaxLevels, radius_of(p));
 }
 
+// Level k's pixels are 2^k pixels of what is filtered, from its origin.
+int pyramid_region_grid(const FilterSpec& spec) {
+  const int levels = pyramid_parameters(spec).levels;
+  return 1 << ((levels > 0 ? levels : kPyramidAutoMaxLevels) - 1);
+}
+
+// The automatic level count follows the image's size: a region takes the
+// whole image's.
+FilterSpec pyramid_for_image(const FilterSpec& spec, const ImageShape& image) {
+  FilterSpec fixed = spec;
+  const PyramidParameters p = pyramid_parameters(spec);
+  throw_if_error(set_param(fixed, "levels", double(pyramid_levels(p.levels, image.width, image.height))));
+  return fixed;
+}
+
 // The automatic sigma-r (FilterInfo::noise_value), in Delta E in lab mode.
 double pyramid_noise_value(const FilterSpec& spec, const ParamInfo&, const NoiseEstimate& noise) {
   return pyramid_sigma_r_for_noise(auto_noise_sigma(spec, noise));
@@ -271,6 +286,8 @@ const FilterInfo& pyramid_filter() {
     row.menu_label = "Edgewise _Multiresolution Bilateral...";
     row.groups = {&pyramid_group()};
     row.reach = pyramid_reach_of;
+    row.region_grid = pyramid_region_grid;
+    row.for_image = pyramid_for_image;
     row.auto_value = pyramid_auto_value;
     row.plan = plan_pyramid;
     row.noise_value = pyramid_noise_value;

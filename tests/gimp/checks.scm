@@ -205,6 +205,12 @@
     (gimp-image-select-rectangle image CHANNEL-OP-REPLACE 60 40 100 90)
     (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image (ew-layer image) 1 2.0 0 -1.0 0 1 1)
     (ew-save image (string-append work "/out/auto-selection.png")))
+  ; A selection whose grown halo does not start on the pyramid's grid (3
+  ; levels: 4 px) inside equals the CLI's whole image (core/region.h).
+  (let ((image (ew-load (string-append work "/in/astronaut.png"))))
+    (gimp-image-select-rectangle image CHANNEL-OP-REPLACE 61 43 100 90)
+    (plug-in-edgewise-pyramid RUN-NONINTERACTIVE image (ew-layer image) 1 1.5 0 20.0 0 3 0 1 1.0 1.0 1.0 1.0)
+    (ew-save image (string-append work "/out/pyramid-selection.png")))
   ; Version 2 in the perceptual space is version 1.
   (let ((image (ew-load (string-append work "/in/astronaut.png"))))
     (plug-in-edgewise-bilateral2 RUN-NONINTERACTIVE image (ew-layer image) 1 2.5 0 25.0 0 2 0 0)

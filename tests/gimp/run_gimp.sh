@@ -44,6 +44,8 @@ p1=(--mode rgb --sigma-s 2.5 --sigma-r 25 --iterations 2)
 "$cli" --filter nlm --mode rgb --search-radius 4 --patch-radius 1 --h 12 --sigma-n 6 --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/nlm.png"
 "$cli" --mode rgb --sigma-s 2 --sigma-r auto --backend cpu "$work/in/astronaut_noisy.png" -o "$work/ref/auto.png"
+"$cli" --filter pyramid --mode rgb --sigma-s 1.5 --sigma-r 20 --levels 3 --backend cpu \
+  "$work/in/astronaut.png" -o "$work/ref/pyramid.png"
 "$cli" --filter fourier --mode per-channel --sigma-s 4 --sigma-r 30 --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/fourier.png"
 "$cli" --mode per-channel --sigma-s 1.5 --sigma-r 30 --kernel lorentz \
