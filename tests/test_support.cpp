@@ -243,22 +243,22 @@ edgewise::NoiseEstimate signal_dependent_noise(std::mt19937_64& rng, int channel
   return noise;
 }
 
+// The reference resolves auto itself (nlm_auto_settings, the documented
+// rule): only the spec's explicit values and the estimate's numbers come
+// from here, never core's resolve_noise.
 edgewise_reference::NlmSettings reference_settings(const FilterSpec& spec, const edgewise::NoiseEstimate& noise) {
-  edgewise_reference::NlmSettings s =
-      reference_settings(edgewise::nlm_parameters(edgewise::resolve_noise(spec, noise)));
-  const std::vector<std::string> auto_flags = edgewise::noise_auto_flags(spec);
-  auto is_auto = [&](const char* flag) {
-    return std::find(auto_flags.begin(), auto_flags.end(), flag) != auto_flags.end();
-  };
-  if (!is_auto("h") || !is_auto("sigma-n") || s.mode == edgewise_reference::Mode::lab || s.h == 0) return s;
+  edgewise_reference::NlmSettings s = reference_settings(edgewise::nlm_parameters(spec));
+  std::vector<edgewise_reference::NoiseChannelInput> input;
   for (const edgewise::ChannelNoise& channel : noise.channels) {
-    std::vector<std::pair<double, double>> points;
+    edgewise_reference::NoiseChannelInput c;
+    c.valid = channel.valid;
+    c.sigma = channel.sigma;
     for (const edgewise::NoiseLevelBin& bin : channel.bins)
-      if (bin.valid) points.emplace_back(bin.intensity, bin.sigma);
-    s.noise_function.push_back(points);
+      if (bin.valid) c.points.emplace_back(bin.intensity, bin.sigma);
+    input.push_back(c);
   }
-  s.noise_sigma = edgewise::auto_noise_sigma(noise);
-  return s;
+  auto is_auto = [&](const char* flag) { return spec.get(flag) == edgewise::kNoiseAuto; };
+  return edgewise_reference::nlm_auto_settings(s, is_auto("h"), is_auto("sigma-n"), is_auto("sigma-r"), input);
 }
 
 NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index, int search_radius,
