@@ -206,9 +206,12 @@ TEST(NlmCpu, AutomaticValuesMatchTheDocumentedRule) {
     int channels;
     bool first_channel_unmeasured;
   };
-  const Case cases[] = {{"rgb", {{"h", 7.5}}, 3, false},       {"per-channel", {{"sigma-n", 6.0}}, 4, false},
-                        {"lab", {}, 3, false},                 {"rgb", {}, 1, false},
-                        {"rgb", {}, 3, true},                  {"lab", {{"sigma-r", 12.0}}, 4, false}};
+  const Case cases[] = {{"rgb", {{"h", 7.5}}, 3, false},
+                        {"per-channel", {{"sigma-n", 6.0}}, 4, false},
+                        {"lab", {}, 3, false},
+                        {"rgb", {}, 1, false},
+                        {"rgb", {}, 3, true},
+                        {"lab", {{"sigma-r", 12.0}}, 4, false}};
   for (const Case& c : cases) {
     FilterSpec spec(nlm_filter());
     ASSERT_EQ(set_param(spec, "mode", std::string(c.mode)), "");

@@ -335,40 +335,24 @@ std::string describe(const NlmParameters& n, const ImageShape& shape) {
          std::to_string(shape.height) + "x" + std::to_string(shape.channels);
 }
 
+// The levels from the plan (pyramid_levels, checked against hand-counted
+// sizes in test_pyramid); the per-level sigma-r and passes the reference
+// derives itself.
 edgewise_reference::PyramidSettings reference_settings(const PyramidParameters& p, const ImageShape& shape) {
-  using edgewise::ColorMode;
-  using edgewise::PyramidGuide;
-  using edgewise::PyramidPass;
   const auto plan = edgewise::make_plan(edgewise::pyramid_spec(p), shape);
   const auto& pp = static_cast<const edgewise::PyramidPlan&>(*plan);
   edgewise_reference::PyramidSettings s;
   s.mode = static_cast<edgewise_reference::Mode>(static_cast<int>(p.mode));
   s.kernel = static_cast<edgewise_reference::Kernel>(static_cast<int>(p.kernel));
   s.sigma_s = p.sigma_s;
-  s.radius = pp.radius;
+  s.radius = p.radius > 0 ? p.radius : int(std::ceil(2.0 * double(p.sigma_s)));
   s.levels = pp.levels;
-  s.gaussian_guide = p.guide == PyramidGuide::gaussian;
-  for (const std::vector<PyramidPass>& passes : pp.passes) {
-    std::vector<edgewise_reference::PyramidPassSettings> level;
-    for (const PyramidPass& pass : passes) {
-      edgewise_reference::PyramidPassSettings rs;
-      rs.first_channel = pass.first_plane;
-      rs.channels = pass.planes;
-      level.push_back(rs);
-    }
-    s.passes.push_back(level);
-  }
-  // sigma_r(k) = sigma-r gain(k) strength (x luma or chroma in lab mode),
-  // rounded to the float the level's bilateral plan is made from.
-  const std::vector<double> gains = edgewise::pyramid_level_sigma_r(1.0, pp.levels, 1.0, p.guide);
-  const bool lab = pp.lab;
-  for (int k = 0; k < pp.levels; ++k)
-    for (auto& pass : s.passes[size_t(k)]) {
-      double strength = double(p.strength) * (k > 0 ? double(p.coarse_strength) : 1.0);
-      if (lab) strength *= pass.first_channel == 0 ? double(p.luma_strength) : double(p.chroma_strength);
-      if (!lab && p.mode == ColorMode::lab) strength *= double(p.luma_strength);
-      pass.sigma_r = double(float(double(p.sigma_r) * gains[size_t(k)] * strength));
-    }
+  s.gaussian_guide = p.guide == edgewise::PyramidGuide::gaussian;
+  s.sigma_r = p.sigma_r;
+  s.strength = p.strength;
+  s.coarse_strength = p.coarse_strength;
+  s.luma_strength = p.luma_strength;
+  s.chroma_strength = p.chroma_strength;
   return s;
 }
 

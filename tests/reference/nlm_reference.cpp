@@ -64,9 +64,10 @@ NlmSettings nlm_auto_settings(NlmSettings settings, bool h_auto, bool sigma_n_au
   settings.noise_function.clear();
   if (h_auto && sigma_n_auto && !lab && settings.h > 0 && !measured.empty()) {
     for (const NoiseChannelInput& channel : noise)
-      settings.noise_function.push_back(!channel.valid          ? std::vector<std::pair<double, double>>{}
-                                        : channel.points.empty() ? std::vector<std::pair<double, double>>{{0.0, channel.sigma}}
-                                                                 : channel.points);
+      settings.noise_function.push_back(!channel.valid ? std::vector<std::pair<double, double>>{}
+                                        : channel.points.empty()
+                                            ? std::vector<std::pair<double, double>>{{0.0, channel.sigma}}
+                                            : channel.points);
     settings.noise_sigma = sigma;
   }
   return settings;
