@@ -275,27 +275,23 @@ NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel ker
   return n;
 }
 
+// From the plan only the design's choices (each channel's range, the
+// period, the term count) and, between radius 8 and sigma-s 12, the
+// recursion's impulse response; the reference computes the coefficients
+// and the rest of the window itself.
 edgewise_reference::FourierSettings reference_settings(const FourierParameters& f, const ImageShape& shape) {
   const auto plan = edgewise::make_plan(edgewise::fourier_spec(f), shape);
   const auto& fp = static_cast<const edgewise::FourierPlan&>(*plan);
   edgewise_reference::FourierSettings s;
   s.mode = f.mode == edgewise::ColorMode::lab ? edgewise_reference::Mode::lab : edgewise_reference::Mode::per_channel;
+  s.sigma_s = double(f.sigma_s);
   const edgewise::SpatialGaussian spatial = edgewise::design_spatial_gaussian(double(f.sigma_s));
-  for (int n = 0; n <= spatial.radius; ++n) s.spatial.push_back(spatial.impulse(n));
-  const edgewise::CoarseGrid grid = edgewise::design_coarse_grid(double(f.sigma_s));
-  s.coarse_step = grid.step;
-  s.coarse_taps = grid.taps;
-  for (int c = 0; c < fp.params.color_channels; ++c) {
-    edgewise_reference::FourierChannelSeries series;
-    series.low = fp.params.channel[c].low;
-    series.high = fp.params.channel[c].high;
-    series.period = fp.period[c];
-    for (int k = 0; k <= fp.params.terms; ++k) {
-      series.cosine.push_back(fp.cosine[fp.coefficient(c, k)]);
-      series.sine.push_back(fp.sine[fp.coefficient(c, k)]);
-    }
-    s.channels.push_back(series);
-  }
+  if (spatial.recursive)
+    for (int n = 0; n <= spatial.radius; ++n) s.recursive_window.push_back(spatial.impulse(n));
+  for (int c = 0; c < fp.params.color_channels; ++c)
+    s.channels.push_back(edgewise_reference::fourier_series_reference(
+        static_cast<edgewise_reference::Kernel>(static_cast<int>(f.kernel)), double(f.sigma_r),
+        fp.params.channel[c].low, fp.params.channel[c].high, fp.period[c], fp.params.terms));
   s.min_denominator = fp.params.min_denominator;
   s.denominator_floor = fp.params.denominator_floor;
   return s;
