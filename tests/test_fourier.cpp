@@ -115,6 +115,19 @@ TEST(FourierDesign, SpatialFilterIsTheExactWindow) {
   }
 }
 
+// The recursion's impulse response against the reference's own fit of the
+// documented poles (tests/reference/fourier_reference.h), where it is used.
+TEST(FourierDesign, RecursionIsTheReferenceFit) {
+  for (double sigma : {2.01, 2.6, 3.7, 4.5, 7.0, 9.9, 11.9}) {
+    SCOPED_TRACE("sigma-s " + std::to_string(sigma));
+    const SpatialGaussian g = design_spatial_gaussian(sigma);
+    ASSERT_TRUE(g.recursive);
+    const std::vector<double> reference = edgewise_reference::fourier_recursive_window(sigma);
+    ASSERT_EQ(reference.size(), size_t(g.radius) + 1);
+    for (int n = 0; n <= g.radius; ++n) EXPECT_NEAR(g.impulse(n), reference[size_t(n)], 1e-10 * reference[0]) << n;
+  }
+}
+
 // The series' coefficients against the reference's own quadrature of the
 // documented functions (tests/reference/fourier_reference.h), for the
 // period and term count the design chose: every kernel, narrow to wide

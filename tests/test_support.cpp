@@ -276,18 +276,14 @@ NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel ker
 }
 
 // From the plan only the design's choices (each channel's range, the
-// period, the term count) and, between radius 8 and sigma-s 12, the
-// recursion's impulse response; the reference computes the coefficients
-// and the rest of the window itself.
+// period, the term count); the reference computes the coefficients and
+// the window itself.
 edgewise_reference::FourierSettings reference_settings(const FourierParameters& f, const ImageShape& shape) {
   const auto plan = edgewise::make_plan(edgewise::fourier_spec(f), shape);
   const auto& fp = static_cast<const edgewise::FourierPlan&>(*plan);
   edgewise_reference::FourierSettings s;
   s.mode = f.mode == edgewise::ColorMode::lab ? edgewise_reference::Mode::lab : edgewise_reference::Mode::per_channel;
   s.sigma_s = double(f.sigma_s);
-  const edgewise::SpatialGaussian spatial = edgewise::design_spatial_gaussian(double(f.sigma_s));
-  if (spatial.recursive)
-    for (int n = 0; n <= spatial.radius; ++n) s.recursive_window.push_back(spatial.impulse(n));
   for (int c = 0; c < fp.params.color_channels; ++c)
     s.channels.push_back(edgewise_reference::fourier_series_reference(
         static_cast<edgewise_reference::Kernel>(static_cast<int>(f.kernel)), double(f.sigma_r),

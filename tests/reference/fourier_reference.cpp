@@ -1,7 +1,9 @@
 #include "fourier_reference.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <complex>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -92,7 +94,7 @@ AxisWeights axis_weights(const FourierSettings& settings, int length) {
     // beyond that the recursion that stands for it.
     const int window_radius = int(std::ceil(4.0 * sigma));
     const std::vector<double> window =
-        window_radius <= 8 ? gaussian_taps(sigma, window_radius) : settings.recursive_window;
+        window_radius <= 8 ? gaussian_taps(sigma, window_radius) : fourier_recursive_window(sigma);
     const int radius = int(window.size()) - 1;
     for (int p = 0; p < length; ++p)
       for (int d = -radius; d <= radius; ++d) add(p, p + d, window[size_t(std::abs(d))]);
@@ -141,6 +143,63 @@ double simpson(F f, double from, double to, int panels) {
 }
 
 }  // namespace
+
+std::vector<double> fourier_recursive_window(double sigma_s) {
+  // The documented fit of Re(c1 e^{p1 x}) + Re(c2 e^{p2 x}) to exp(-x^2 / 2)
+  // (core/filters/fourier_design.cpp states how it was made).
+  const double decay[2] = {1.7845253905, 1.7242177766}, frequency[2] = {0.6319047675, 1.9972190616};
+  const int r = int(std::ceil(4.0 * sigma_s));
+  const std::vector<double> taps = gaussian_taps(sigma_s, r);
+  std::complex<double> pole[2];
+  for (int i = 0; i < 2; ++i) pole[i] = std::exp(std::complex<double>(-decay[i], frequency[i]) / sigma_s);
+  // Weighted rows sqrt(w_n) [Re z1^n, -Im z1^n, Re z2^n, -Im z2^n] = sqrt(w_n) taps[n].
+  const int rows = r + 1;
+  std::vector<std::array<double, 4>> a(static_cast<size_t>(rows));
+  std::vector<double> b(static_cast<size_t>(rows));
+  for (int n = 0; n <= r; ++n) {
+    const double w = std::sqrt(n == 0 ? 1.0 : 2.0);
+    for (int i = 0; i < 2; ++i) {
+      const std::complex<double> power = std::pow(pole[i], n);
+      a[size_t(n)][size_t(2 * i)] = w * power.real();
+      a[size_t(n)][size_t(2 * i + 1)] = -w * power.imag();
+    }
+    b[size_t(n)] = w * taps[size_t(n)];
+  }
+  // Modified Gram-Schmidt: a = Q R, then R x = Q^T b.
+  double upper[4][4] = {};
+  for (int j = 0; j < 4; ++j) {
+    for (int i = 0; i < j; ++i) {
+      double dot = 0.0;
+      for (int n = 0; n < rows; ++n) dot += a[size_t(n)][size_t(i)] * a[size_t(n)][size_t(j)];
+      upper[i][j] = dot;
+      for (int n = 0; n < rows; ++n) a[size_t(n)][size_t(j)] -= dot * a[size_t(n)][size_t(i)];
+    }
+    double norm = 0.0;
+    for (int n = 0; n < rows; ++n) norm += a[size_t(n)][size_t(j)] * a[size_t(n)][size_t(j)];
+    upper[j][j] = std::sqrt(norm);
+    for (int n = 0; n < rows; ++n) a[size_t(n)][size_t(j)] /= upper[j][j];
+  }
+  double x[4];
+  for (int j = 3; j >= 0; --j) {
+    double value = 0.0;
+    for (int n = 0; n < rows; ++n) value += a[size_t(n)][size_t(j)] * b[size_t(n)];
+    for (int i = j + 1; i < 4; ++i) value -= upper[j][i] * x[i];
+    x[j] = value / upper[j][j];
+  }
+  std::vector<double> window(size_t(r) + 1);
+  double total = 0.0;
+  for (int n = 0; n <= r; ++n) {
+    double h = 0.0;
+    for (int i = 0; i < 2; ++i) {
+      const std::complex<double> power = std::pow(pole[i], n);
+      h += x[2 * i] * power.real() - x[2 * i + 1] * power.imag();
+    }
+    window[size_t(n)] = h;
+    total += (n == 0 ? 1.0 : 2.0) * h;
+  }
+  for (double& h : window) h /= total;
+  return window;
+}
 
 FourierChannelSeries fourier_series_reference(Kernel kernel, double sigma_r, double low, double high, double period,
                                               int terms) {

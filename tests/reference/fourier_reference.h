@@ -6,11 +6,11 @@
 // functions core/filters/fourier_design.h documents (fourier_series_reference),
 // given the design's choices (period, term count, range); the spatial
 // window from its formula: the normalised Gaussian taps up to radius 8, the
-// reduced resolution's cells, cell Gaussian and interpolation from sigma-s
-// 12. Between them (radius > 8) the window is the recursion's impulse
-// response, an input (core's; FourierDesign.SpatialFilterIsTheExactWindow
-// holds it to the Gaussian). So this judges the design's numbers as well
-// as how a backend computes the formula: recursions, lanes, bands, float32.
+// documented recursion between radius 8 and sigma-s 12
+// (fourier_recursive_window), the reduced resolution's cells, cell
+// Gaussian and interpolation from sigma-s 12. So this judges the design's
+// numbers as well as how a backend computes the formula: recursions,
+// lanes, bands, float32.
 //
 // And the yardsticks of the filter's accuracy: the exact bilateral filter
 // with each channel weighted by its own difference, in code values
@@ -44,12 +44,17 @@ struct FourierChannelSeries {
 FourierChannelSeries fourier_series_reference(Kernel kernel, double sigma_r, double low, double high, double period,
                                               int terms);
 
+// The window that stands for the Gaussian beyond radius 8, as
+// core/filters/fourier_design.h documents it: h[n] = sum_i Re(c_i z_i^|n|)
+// on |n| <= r = ceil(4 sigma_s), z_i = exp((-decay_i + j frequency_i) /
+// sigma_s) with the documented fit's constants, the residues c_i the
+// least-squares fit (n > 0 counted twice) to the normalised Gaussian taps,
+// solved here by a QR factorisation, then scaled to sum 1. n = 0..r.
+std::vector<double> fourier_recursive_window(double sigma_s);
+
 struct FourierSettings {
   Mode mode = Mode::per_channel;  // per_channel or lab; grey images have one channel
   double sigma_s = 1.0;
-  // The recursion's impulse response h[|n|], n = 0..ceil(4 sigma_s), used
-  // for 8 < ceil(4 sigma_s) and sigma_s < 12 only (see above).
-  std::vector<double> recursive_window;
   std::vector<FourierChannelSeries> channels;  // one per colour channel
   double min_denominator = 1e-3;               // relative to A, the window's spatially weighted alpha
   double denominator_floor = 1e-5;
