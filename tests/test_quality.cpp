@@ -279,6 +279,11 @@ Result run(const FilterSpec& spec, const Photo& p, const std::vector<uint8_t>& n
   const edgewise::ImageShape shape{p.width, p.height, p.channels};
   edgewise::RunOptions options;
   options.backend = "cpu";
+  // One thread per run: ctest runs these tests side by side, and OpenMP
+  // teams outnumbering the cores spin at every barrier (a loaded 2-core
+  // machine took 100 s instead of 3 for the grid test); output does not
+  // depend on the thread count (ThreadCountDoesNotChangeOutput).
+  options.backend_options.threads = 1;
   const edgewise::RunReport report =
       edgewise::run_filter(spec, {const_cast<uint8_t*>(noisy.data()), shape, edgewise::SampleType::u8, 0},
                            {result.image.data(), shape, edgewise::SampleType::u8, 0}, options);
