@@ -195,6 +195,42 @@ TEST(NlmCpu, NoiseProfileMatchesReference) {
     }
 }
 
+// The automatic values where the profile does not apply (one of h and
+// sigma-n set, lab mode, grey, a channel not measured) against the
+// reference resolving them by the documented rule (kNlmAutoRule).
+TEST(NlmCpu, AutomaticValuesMatchTheDocumentedRule) {
+  EW_SEEDED_RNG(rng);
+  struct Case {
+    const char* mode;
+    std::vector<std::pair<const char*, double>> values;
+    int channels;
+    bool first_channel_unmeasured;
+  };
+  const Case cases[] = {{"rgb", {{"h", 7.5}}, 3, false},
+                        {"per-channel", {{"sigma-n", 6.0}}, 4, false},
+                        {"lab", {}, 3, false},
+                        {"rgb", {}, 1, false},
+                        {"rgb", {}, 3, true},
+                        {"lab", {{"sigma-r", 12.0}}, 4, false}};
+  for (const Case& c : cases) {
+    FilterSpec spec(nlm_filter());
+    ASSERT_EQ(set_param(spec, "mode", std::string(c.mode)), "");
+    ASSERT_EQ(set_param(spec, "search-radius", 3.0), "");
+    for (const auto& [flag, value] : c.values) ASSERT_EQ(set_param(spec, flag, value), "");
+    edgewise::NoiseEstimate noise = signal_dependent_noise(rng, c.channels >= 3 ? 3 : 1);
+    if (c.first_channel_unmeasured) noise.channels[0].valid = false;
+    const FloatImage image = random_image(rng, {29, 23, c.channels});
+    RunOptions options;
+    options.noise = &noise;
+    const edgewise_reference::NlmSettings settings = reference_settings(spec, noise);
+    SCOPED_TRACE(std::string(c.mode) + " h " + std::to_string(settings.h) + " sigma-n " +
+                 std::to_string(settings.sigma_n) + " profile " + std::to_string(!settings.noise_function.empty()));
+    const Difference d =
+        max_difference(edgewise_reference::nlm_reference(to_reference(image), settings), run_cpu(spec, image, options));
+    EXPECT_LE(d.max_abs, kTolerance) << d.describe();
+  }
+}
+
 // The profile needs both h and sigma-n at auto and a mode other than lab;
 // otherwise, and for a flat noise level function, the run is the one at the
 // resolved values to the last bit: explicit values keep their meaning.

@@ -69,6 +69,20 @@ TEST(PyramidDesign, NoiseGainsMatchNoiseOnTheReferencePyramid) {
   EXPECT_DOUBLE_EQ(gaussian_gains[0], 1.0);
 }
 
+// Core's gains (computed from its taps) against the reference's, found by
+// pushing impulses through the reference pyramid's own REDUCE and EXPAND.
+TEST(PyramidDesign, NoiseGainsAreTheReferencePyramids) {
+  for (int levels = 1; levels <= kPyramidMaxLevels; ++levels)
+    for (bool gaussian : {true, false}) {
+      const std::vector<double> core = gaussian ? pyramid_gaussian_gains(levels) : pyramid_noise_gains(levels);
+      const std::vector<double> reference = edgewise_reference::pyramid_gains_reference(levels, gaussian);
+      ASSERT_EQ(core.size(), reference.size());
+      for (int k = 0; k < levels; ++k)
+        EXPECT_NEAR(core[size_t(k)], reference[size_t(k)], 1e-12 * reference[size_t(k)])
+            << levels << " levels, " << (gaussian ? "G_" : "L_") << k;
+    }
+}
+
 TEST(PyramidDesign, AutomaticLevelsKeepTheCoarsestAtLeast32Pixels) {
   EXPECT_EQ(pyramid_levels(0, 6000, 4000), 6);
   EXPECT_EQ(pyramid_levels(0, 352, 352), 4);  // 352, 176, 88, 44

@@ -243,22 +243,22 @@ edgewise::NoiseEstimate signal_dependent_noise(std::mt19937_64& rng, int channel
   return noise;
 }
 
+// The reference resolves auto itself (nlm_auto_settings, the documented
+// rule): only the spec's explicit values and the estimate's numbers come
+// from here, never core's resolve_noise.
 edgewise_reference::NlmSettings reference_settings(const FilterSpec& spec, const edgewise::NoiseEstimate& noise) {
-  edgewise_reference::NlmSettings s =
-      reference_settings(edgewise::nlm_parameters(edgewise::resolve_noise(spec, noise)));
-  const std::vector<std::string> auto_flags = edgewise::noise_auto_flags(spec);
-  auto is_auto = [&](const char* flag) {
-    return std::find(auto_flags.begin(), auto_flags.end(), flag) != auto_flags.end();
-  };
-  if (!is_auto("h") || !is_auto("sigma-n") || s.mode == edgewise_reference::Mode::lab || s.h == 0) return s;
+  edgewise_reference::NlmSettings s = reference_settings(edgewise::nlm_parameters(spec));
+  std::vector<edgewise_reference::NoiseChannelInput> input;
   for (const edgewise::ChannelNoise& channel : noise.channels) {
-    std::vector<std::pair<double, double>> points;
+    edgewise_reference::NoiseChannelInput c;
+    c.valid = channel.valid;
+    c.sigma = channel.sigma;
     for (const edgewise::NoiseLevelBin& bin : channel.bins)
-      if (bin.valid) points.emplace_back(bin.intensity, bin.sigma);
-    s.noise_function.push_back(points);
+      if (bin.valid) c.points.emplace_back(bin.intensity, bin.sigma);
+    input.push_back(c);
   }
-  s.noise_sigma = edgewise::auto_noise_sigma(noise);
-  return s;
+  auto is_auto = [&](const char* flag) { return spec.get(flag) == edgewise::kNoiseAuto; };
+  return edgewise_reference::nlm_auto_settings(s, is_auto("h"), is_auto("sigma-n"), is_auto("sigma-r"), input);
 }
 
 NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel kernel, int index, int search_radius,
@@ -275,27 +275,19 @@ NlmParameters nlm_sweep_case(edgewise::ColorMode mode, edgewise::RangeKernel ker
   return n;
 }
 
+// From the plan only the design's choices (each channel's range, the
+// period, the term count); the reference computes the coefficients and
+// the window itself.
 edgewise_reference::FourierSettings reference_settings(const FourierParameters& f, const ImageShape& shape) {
   const auto plan = edgewise::make_plan(edgewise::fourier_spec(f), shape);
   const auto& fp = static_cast<const edgewise::FourierPlan&>(*plan);
   edgewise_reference::FourierSettings s;
   s.mode = f.mode == edgewise::ColorMode::lab ? edgewise_reference::Mode::lab : edgewise_reference::Mode::per_channel;
-  const edgewise::SpatialGaussian spatial = edgewise::design_spatial_gaussian(double(f.sigma_s));
-  for (int n = 0; n <= spatial.radius; ++n) s.spatial.push_back(spatial.impulse(n));
-  const edgewise::CoarseGrid grid = edgewise::design_coarse_grid(double(f.sigma_s));
-  s.coarse_step = grid.step;
-  s.coarse_taps = grid.taps;
-  for (int c = 0; c < fp.params.color_channels; ++c) {
-    edgewise_reference::FourierChannelSeries series;
-    series.low = fp.params.channel[c].low;
-    series.high = fp.params.channel[c].high;
-    series.period = fp.period[c];
-    for (int k = 0; k <= fp.params.terms; ++k) {
-      series.cosine.push_back(fp.cosine[fp.coefficient(c, k)]);
-      series.sine.push_back(fp.sine[fp.coefficient(c, k)]);
-    }
-    s.channels.push_back(series);
-  }
+  s.sigma_s = double(f.sigma_s);
+  for (int c = 0; c < fp.params.color_channels; ++c)
+    s.channels.push_back(edgewise_reference::fourier_series_reference(
+        static_cast<edgewise_reference::Kernel>(static_cast<int>(f.kernel)), double(f.sigma_r),
+        fp.params.channel[c].low, fp.params.channel[c].high, fp.period[c], fp.params.terms));
   s.min_denominator = fp.params.min_denominator;
   s.denominator_floor = fp.params.denominator_floor;
   return s;
@@ -335,40 +327,24 @@ std::string describe(const NlmParameters& n, const ImageShape& shape) {
          std::to_string(shape.height) + "x" + std::to_string(shape.channels);
 }
 
+// The levels from the plan (pyramid_levels, checked against hand-counted
+// sizes in test_pyramid); the per-level sigma-r and passes the reference
+// derives itself.
 edgewise_reference::PyramidSettings reference_settings(const PyramidParameters& p, const ImageShape& shape) {
-  using edgewise::ColorMode;
-  using edgewise::PyramidGuide;
-  using edgewise::PyramidPass;
   const auto plan = edgewise::make_plan(edgewise::pyramid_spec(p), shape);
   const auto& pp = static_cast<const edgewise::PyramidPlan&>(*plan);
   edgewise_reference::PyramidSettings s;
   s.mode = static_cast<edgewise_reference::Mode>(static_cast<int>(p.mode));
   s.kernel = static_cast<edgewise_reference::Kernel>(static_cast<int>(p.kernel));
   s.sigma_s = p.sigma_s;
-  s.radius = pp.radius;
+  s.radius = p.radius > 0 ? p.radius : int(std::ceil(2.0 * double(p.sigma_s)));
   s.levels = pp.levels;
-  s.gaussian_guide = p.guide == PyramidGuide::gaussian;
-  for (const std::vector<PyramidPass>& passes : pp.passes) {
-    std::vector<edgewise_reference::PyramidPassSettings> level;
-    for (const PyramidPass& pass : passes) {
-      edgewise_reference::PyramidPassSettings rs;
-      rs.first_channel = pass.first_plane;
-      rs.channels = pass.planes;
-      level.push_back(rs);
-    }
-    s.passes.push_back(level);
-  }
-  // sigma_r(k) = sigma-r gain(k) strength (x luma or chroma in lab mode),
-  // rounded to the float the level's bilateral plan is made from.
-  const std::vector<double> gains = edgewise::pyramid_level_sigma_r(1.0, pp.levels, 1.0, p.guide);
-  const bool lab = pp.lab;
-  for (int k = 0; k < pp.levels; ++k)
-    for (auto& pass : s.passes[size_t(k)]) {
-      double strength = double(p.strength) * (k > 0 ? double(p.coarse_strength) : 1.0);
-      if (lab) strength *= pass.first_channel == 0 ? double(p.luma_strength) : double(p.chroma_strength);
-      if (!lab && p.mode == ColorMode::lab) strength *= double(p.luma_strength);
-      pass.sigma_r = double(float(double(p.sigma_r) * gains[size_t(k)] * strength));
-    }
+  s.gaussian_guide = p.guide == edgewise::PyramidGuide::gaussian;
+  s.sigma_r = p.sigma_r;
+  s.strength = p.strength;
+  s.coarse_strength = p.coarse_strength;
+  s.luma_strength = p.luma_strength;
+  s.chroma_strength = p.chroma_strength;
   return s;
 }
 

@@ -29,7 +29,6 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -37,6 +36,7 @@
 #include "engine.h"
 #include "filter_registry.h"
 #include "image_quality.h"
+#include "noise_models.h"
 
 namespace {
 
@@ -47,16 +47,12 @@ struct Photo {
   cv::Mat clean;  // 8-bit, RGB order (lab mode reads the channels as R, G, B)
 };
 
+// White or Poisson-Gaussian noise (bench/quality/noise_models.h), sigma at I = 128.
 cv::Mat add_noise(const cv::Mat& clean, double sigma, bool signal_dependent, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  const double floor = signal_dependent ? 0.09 * sigma * sigma : sigma * sigma;
-  const double gain = signal_dependent ? (sigma * sigma - floor) / 128.0 : 0.0;
   cv::Mat noisy = clean.clone();
-  for (size_t i = 0; i < noisy.total() * noisy.elemSize(); ++i) {
-    const double value = clean.data[i];
-    noisy.data[i] = cv::saturate_cast<uint8_t>(std::lround(value + std::sqrt(gain * value + floor) * normal(rng)));
-  }
+  edgewise_noise::add_noise(
+      noisy.data, noisy.total() * noisy.elemSize(),
+      signal_dependent ? edgewise_noise::poisson_gaussian_level(sigma) : edgewise_noise::white_level(sigma), seed);
   return noisy;
 }
 

@@ -27,12 +27,12 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "camera_pipeline.h"
 #include "noise_estimate.h"
+#include "noise_models.h"
 #include "opponent_color.h"
 
 namespace {
@@ -49,13 +49,8 @@ struct Photo {
 };
 
 cv::Mat add_noise(const cv::Mat& clean, double gain, double floor, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
   cv::Mat noisy = clean.clone();
-  for (size_t i = 0; i < noisy.total() * noisy.elemSize(); ++i) {
-    const double value = clean.data[i];
-    noisy.data[i] = cv::saturate_cast<uint8_t>(std::lround(value + std::sqrt(gain * value + floor) * normal(rng)));
-  }
+  edgewise_noise::add_noise(noisy.data, noisy.total() * noisy.elemSize(), {gain, floor}, seed);
   return noisy;
 }
 

@@ -57,7 +57,6 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/photo.hpp>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -65,6 +64,7 @@
 #include "engine.h"
 #include "image_quality.h"
 #include "nlm.h"
+#include "noise_models.h"
 #include "pyramid.h"
 
 namespace {
@@ -76,84 +76,29 @@ const double kSigmaR[] = {0.5, 1, 1.5, 2, 3, 4};
 // The noise sigma of the case being tuned (the k-grid method reads it).
 double current_noise_sigma = 10;
 
+// The noise of bench/quality/noise_models.h on an 8-bit Mat (BGR or grey).
 cv::Mat add_noise(const cv::Mat& clean, double sigma, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> noise(0.0, sigma);
   cv::Mat noisy = clean.clone();
-  for (size_t i = 0; i < noisy.total() * noisy.elemSize(); ++i)
-    noisy.data[i] = cv::saturate_cast<uint8_t>(std::lround(clean.data[i] + noise(rng)));
+  edgewise_noise::add_noise(noisy.data, noisy.total() * noisy.elemSize(), edgewise_noise::white_level(sigma), seed);
   return noisy;
 }
 
-// A case of non-white noise: the noise field (CV_64FC(channels)) and its
-// standard deviation per channel.
+// A case of non-white noise: the noisy image and the noise's standard
+// deviation per channel.
 struct NoiseCase {
   std::string label;  // "blur 1 px"
   double sigma = 0;   // per colour channel, code values: the grid's unit
   cv::Mat noisy;
 };
 
-cv::Mat white_field(const cv::Size& size, int channels, std::mt19937& rng) {
-  std::normal_distribution<double> unit(0.0, 1.0);
-  cv::Mat field(size, CV_64FC(channels));
-  for (size_t i = 0; i < field.total() * size_t(channels); ++i) field.ptr<double>()[i] = unit(rng);
-  return field;
-}
-
-// Blurred by a Gaussian of `blur` px (0: white), rescaled to standard deviation `sigma`.
-cv::Mat correlated_field(const cv::Size& size, int channels, double blur, double sigma, std::mt19937& rng) {
-  cv::Mat field = white_field(size, channels, rng);
-  if (blur > 0) cv::GaussianBlur(field, field, cv::Size(), blur, blur, cv::BORDER_REFLECT);
-  cv::Scalar mean, deviation;
-  cv::meanStdDev(field.reshape(1), mean, deviation);
-  return field * (sigma / deviation[0]);
-}
-
-cv::Mat add_field(const cv::Mat& clean, const cv::Mat& field) {
-  cv::Mat noisy = clean.clone();
-  for (size_t i = 0; i < noisy.total() * noisy.elemSize(); ++i)
-    noisy.data[i] = cv::saturate_cast<uint8_t>(std::lround(clean.data[i] + field.ptr<double>()[i]));
-  return noisy;
-}
-
-// Y, Cb, Cr noise (Cb and Cr 2x Y, blurred by `chroma_blur` px when > 0) as BGR offsets (BT.601).
-cv::Mat ycc_field(const cv::Size& size, double sigma_y, double chroma_blur, std::mt19937& rng) {
-  const cv::Mat y = correlated_field(size, 1, 0, sigma_y, rng);
-  const cv::Mat cb = correlated_field(size, 1, chroma_blur, 2 * sigma_y, rng);
-  const cv::Mat cr = correlated_field(size, 1, chroma_blur, 2 * sigma_y, rng);
-  cv::Mat bgr(size, CV_64FC3);
-  for (size_t i = 0; i < y.total(); ++i) {
-    const double Y = y.ptr<double>()[i], Cb = cb.ptr<double>()[i], Cr = cr.ptr<double>()[i];
-    double* out = bgr.ptr<double>() + 3 * i;
-    out[0] = Y + 1.772 * Cb;
-    out[1] = Y - 0.344136 * Cb - 0.714136 * Cr;
-    out[2] = Y + 1.402 * Cr;
-  }
-  return bgr;
-}
-
-double field_sigma(const cv::Mat& field) {
-  cv::Scalar mean, deviation;
-  cv::meanStdDev(field.reshape(1), mean, deviation);
-  return deviation[0];
-}
-
 std::vector<NoiseCase> correlated_cases(const cv::Mat& clean) {
   std::vector<NoiseCase> cases;
-  std::mt19937 rng(2026u);
-  for (double blur : {1.0, 2.0})
-    for (double sigma : {10.0, 20.0}) {
-      const cv::Mat field = correlated_field(clean.size(), clean.channels(), blur, sigma, rng);
-      cases.push_back({"blur " + std::to_string(int(blur)) + " px", sigma, add_field(clean, field)});
-    }
-  if (clean.channels() == 3)
-    for (double chroma_blur : {0.0, 2.0})
-      for (double sigma_y : {5.0, 10.0}) {
-        const cv::Mat field = ycc_field(clean.size(), sigma_y, chroma_blur, rng);
-        char label[64];
-        std::snprintf(label, sizeof label, "%s sigma_Y %g", chroma_blur > 0 ? "YCbCr blotches" : "YCbCr", sigma_y);
-        cases.push_back({label, std::round(field_sigma(field) * 10) / 10, add_field(clean, field)});
-      }
+  for (const edgewise_noise::CorrelatedCase& c :
+       edgewise_noise::correlated_cases(clean.cols, clean.rows, clean.channels(), edgewise_noise::ChannelOrder::bgr)) {
+    cv::Mat noisy = clean.clone();
+    edgewise_noise::add_field(noisy.data, c.field);
+    cases.push_back({c.label, c.sigma, noisy});
+  }
   return cases;
 }
 

@@ -42,13 +42,23 @@ void write_bytes(const std::string& path, const std::string& bytes) {
   out << bytes;
 }
 
+std::string cli_program() {
+  const char* copy = std::getenv("EDGEWISE_TEST_CLI");
+  return copy && *copy ? copy : EDGEWISE_CLI;
+}
+
+std::string test_data_dir() {
+  const char* copy = std::getenv("EDGEWISE_TEST_DATA_DIR");
+  return copy && *copy ? copy : EDGEWISE_TEST_DATA;
+}
+
 CliResult run_cli(const std::string& args, const std::string& prefix) {
   // One pair of capture files per call and process: ctest runs the test
   // cases of this program as parallel processes.
   static int calls = 0;
   const std::string stem =
       ::testing::TempDir() + "/edgewise_cli_" + std::to_string(getpid()) + "_" + std::to_string(++calls);
-  const std::string command = prefix + " " + EDGEWISE_CLI + " " + args + " >" + stem + ".out 2>" + stem + ".err";
+  const std::string command = prefix + " " + cli_program() + " " + args + " >" + stem + ".out 2>" + stem + ".err";
   const int raw = std::system(command.c_str());
   CliResult result;
   result.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -158,8 +168,8 @@ DecodedImage as_float(const DecodedImage& image, float gain) {
 }
 
 DecodedImage photo(int channels, int bits) {
-  static const DecodedImage rgb = edgewise_cli::read_image(std::string(EDGEWISE_TEST_DATA) + "/astronaut.png");
-  static const DecodedImage grey = edgewise_cli::read_image(std::string(EDGEWISE_TEST_DATA) + "/camera.png");
+  static const DecodedImage rgb = edgewise_cli::read_image(test_data_dir() + "/astronaut.png");
+  static const DecodedImage grey = edgewise_cli::read_image(test_data_dir() + "/camera.png");
   const DecodedImage& source = channels >= 3 ? rgb : grey;
   DecodedImage image;
   image.width = source.width;

@@ -26,6 +26,12 @@ struct CliResult {
 // it); prefix is prepended to the shell command (e.g. "umask 022;").
 CliResult run_cli(const std::string& args, const std::string& prefix = "");
 
+// The edgewise binary and tests/data as built in, unless EDGEWISE_TEST_CLI
+// and EDGEWISE_TEST_DATA_DIR name copies (run_unprivileged.sh runs this
+// program as another user from copies that user can reach).
+std::string cli_program();
+std::string test_data_dir();
+
 // A fresh directory under the test temp dir, removed with its contents.
 class ScratchDir {
  public:

@@ -42,7 +42,7 @@ struct MeasuredRun {
 // Starts edgewise with args; stderr goes to err_path. Returns its pid.
 pid_t start_cli(const std::vector<std::string>& args, const std::string& err_path) {
   std::vector<char*> argv;
-  const std::string program = EDGEWISE_CLI;
+  const std::string program = cli_program();
   argv.push_back(const_cast<char*>(program.c_str()));
   for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);

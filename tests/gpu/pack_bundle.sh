@@ -33,5 +33,5 @@ done
 strip "$stage"/suite/test_* "$stage"/suite/bench_* "$stage"/suite/edgewise 2>/dev/null || true
 mkdir -p "$build/device"
 tar -C "$stage" -cJf "$build/device/suite.tar.xz" suite
-cp tests/gpu/run_bundle.sh "$build/device/"
+cp tests/gpu/run_bundle.sh tests/gpu/gtest_verdict.sh "$build/device/"
 ls -la "$build/device"

@@ -1,7 +1,13 @@
 #include "fourier_reference.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <complex>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "lab_reference.h"
 
@@ -46,7 +52,7 @@ void store(ReferenceImage& output, int x, int y, const double* value, bool lab) 
 // onto the sample that clamp-to-edge makes of them.
 struct AxisWeights {
   int length = 0;
-  std::vector<double> weights;  // length x length
+  std::vector<double> weights;   // length x length
   std::vector<int> first, last;  // per p, the nonzero weights' q range
   double at(int p, int q) const { return weights[size_t(p) * size_t(length) + size_t(q)]; }
   void find_ranges() {
@@ -63,6 +69,18 @@ struct AxisWeights {
   }
 };
 
+// exp(-n^2 / (2 sigma^2)) on |n| <= radius, normalised to sum 1: n = 0..radius.
+std::vector<double> gaussian_taps(double sigma, int radius) {
+  std::vector<double> taps(size_t(radius) + 1);
+  double total = 0.0;
+  for (int n = 0; n <= radius; ++n) {
+    taps[size_t(n)] = std::exp(-double(n) * n / (2.0 * sigma * sigma));
+    total += (n == 0 ? 1.0 : 2.0) * taps[size_t(n)];
+  }
+  for (double& t : taps) t /= total;
+  return taps;
+}
+
 AxisWeights axis_weights(const FourierSettings& settings, int length) {
   AxisWeights axis;
   axis.length = length;
@@ -70,14 +88,27 @@ AxisWeights axis_weights(const FourierSettings& settings, int length) {
   auto add = [&](int p, int q, double w) {
     axis.weights[size_t(p) * size_t(length) + size_t(std::clamp(q, 0, length - 1))] += w;
   };
-  if (settings.coarse_step <= 1) {
-    const int radius = int(settings.spatial.size()) - 1;
+  const double sigma = settings.sigma_s;
+  if (sigma < 12.0) {
+    // The exact filter's window, radius ceil(4 sigma): its taps up to 8,
+    // beyond that the recursion that stands for it.
+    const int window_radius = int(std::ceil(4.0 * sigma));
+    const std::vector<double> window =
+        window_radius <= 8 ? gaussian_taps(sigma, window_radius) : fourier_recursive_window(sigma);
+    const int radius = int(window.size()) - 1;
     for (int p = 0; p < length; ++p)
-      for (int d = -radius; d <= radius; ++d) add(p, p + d, settings.spatial[size_t(std::abs(d))]);
+      for (int d = -radius; d <= radius; ++d) add(p, p + d, window[size_t(std::abs(d))]);
     axis.find_ranges();
     return axis;
   }
-  const int s = settings.coarse_step, radius = int(settings.coarse_taps.size()) - 1;
+  // From sigma-s 12: cells of s = floor(sigma / 4) pixels (at most 25),
+  // blurred on their grid by the Gaussian whose variance plus the cell's,
+  // (s^2 - 1) / 12, is sigma^2, on |n| <= ceil(4 sigma_c) (at most 20),
+  // interpolated back bilinearly from the cells' centres (c + 1/2) s - 1/2.
+  const int s = std::min(int(std::floor(sigma / 4.0)), 25);
+  const double cell_sigma = std::sqrt(sigma * sigma - (double(s) * s - 1.0) / 12.0) / s;
+  const int radius = std::min(int(std::ceil(4.0 * cell_sigma)), 20);
+  const std::vector<double> coarse_taps = gaussian_taps(cell_sigma, radius);
   for (int p = 0; p < length; ++p) {
     const double position = (p + 0.5) / s - 0.5;
     const int left = int(std::floor(position));
@@ -85,13 +116,148 @@ AxisWeights axis_weights(const FourierSettings& settings, int length) {
     for (int c = left; c <= left + 1; ++c)
       for (int cell = c - radius; cell <= c + radius; ++cell)
         for (int q = cell * s; q < cell * s + s; ++q)
-          add(p, q, (c == left ? 1.0 - t : t) * settings.coarse_taps[size_t(std::abs(c - cell))] / s);
+          add(p, q, (c == left ? 1.0 - t : t) * coarse_taps[size_t(std::abs(c - cell))] / s);
   }
   axis.find_ranges();
   return axis;
 }
 
+double kernel_value(Kernel kernel, double x, double sigma_r) { return range_weight(kernel, x, sigma_r); }
+
+// 0 at t <= 0, 1 at t >= 1, every derivative 0 at both ends (the
+// continuation's documented step: e^(-1/t) / (e^(-1/t) + e^(-1/(1-t)))).
+double smooth_step(double t) {
+  if (t <= 0.0) return 0.0;
+  if (t >= 1.0) return 1.0;
+  const double a = std::exp(-1.0 / t), b = std::exp(-1.0 / (1.0 - t));
+  return a / (a + b);
+}
+
+// Composite Simpson over [from, to] in `panels` (even) panels of f(x).
+template <class F>
+double simpson(F f, double from, double to, int panels) {
+  const double h = (to - from) / panels;
+  double sum = f(from) + f(to);
+  for (int i = 1; i < panels; ++i) sum += (i % 2 ? 4.0 : 2.0) * f(from + i * h);
+  return sum * h / 3.0;
+}
+
 }  // namespace
+
+std::vector<double> fourier_recursive_window(double sigma_s) {
+  // The documented fit of Re(c1 e^{p1 x}) + Re(c2 e^{p2 x}) to exp(-x^2 / 2)
+  // (core/filters/fourier_design.cpp states how it was made).
+  const double decay[2] = {1.7845253905, 1.7242177766}, frequency[2] = {0.6319047675, 1.9972190616};
+  const int r = int(std::ceil(4.0 * sigma_s));
+  const std::vector<double> taps = gaussian_taps(sigma_s, r);
+  std::complex<double> pole[2];
+  for (int i = 0; i < 2; ++i) pole[i] = std::exp(std::complex<double>(-decay[i], frequency[i]) / sigma_s);
+  // Weighted rows sqrt(w_n) [Re z1^n, -Im z1^n, Re z2^n, -Im z2^n] = sqrt(w_n) taps[n].
+  const int rows = r + 1;
+  std::vector<std::array<double, 4>> a(static_cast<size_t>(rows));
+  std::vector<double> b(static_cast<size_t>(rows));
+  for (int n = 0; n <= r; ++n) {
+    const double w = std::sqrt(n == 0 ? 1.0 : 2.0);
+    for (int i = 0; i < 2; ++i) {
+      const std::complex<double> power = std::pow(pole[i], n);
+      a[size_t(n)][size_t(2 * i)] = w * power.real();
+      a[size_t(n)][size_t(2 * i + 1)] = -w * power.imag();
+    }
+    b[size_t(n)] = w * taps[size_t(n)];
+  }
+  // Modified Gram-Schmidt: a = Q R, then R x = Q^T b.
+  double upper[4][4] = {};
+  for (int j = 0; j < 4; ++j) {
+    for (int i = 0; i < j; ++i) {
+      double dot = 0.0;
+      for (int n = 0; n < rows; ++n) dot += a[size_t(n)][size_t(i)] * a[size_t(n)][size_t(j)];
+      upper[i][j] = dot;
+      for (int n = 0; n < rows; ++n) a[size_t(n)][size_t(j)] -= dot * a[size_t(n)][size_t(i)];
+    }
+    double norm = 0.0;
+    for (int n = 0; n < rows; ++n) norm += a[size_t(n)][size_t(j)] * a[size_t(n)][size_t(j)];
+    upper[j][j] = std::sqrt(norm);
+    for (int n = 0; n < rows; ++n) a[size_t(n)][size_t(j)] /= upper[j][j];
+  }
+  double x[4];
+  for (int j = 3; j >= 0; --j) {
+    double value = 0.0;
+    for (int n = 0; n < rows; ++n) value += a[size_t(n)][size_t(j)] * b[size_t(n)];
+    for (int i = j + 1; i < 4; ++i) value -= upper[j][i] * x[i];
+    x[j] = value / upper[j][j];
+  }
+  std::vector<double> window(size_t(r) + 1);
+  double total = 0.0;
+  for (int n = 0; n <= r; ++n) {
+    double h = 0.0;
+    for (int i = 0; i < 2; ++i) {
+      const std::complex<double> power = std::pow(pole[i], n);
+      h += x[2 * i] * power.real() - x[2 * i + 1] * power.imag();
+    }
+    window[size_t(n)] = h;
+    total += (n == 0 ? 1.0 : 2.0) * h;
+  }
+  for (double& h : window) h /= total;
+  return window;
+}
+
+FourierChannelSeries fourier_series_reference(Kernel kernel, double sigma_r, double low, double high, double period,
+                                              int terms) {
+  // Sweeps repeat a few designs many times: each is integrated once.
+  using Key = std::tuple<int, double, double, double, double, int>;
+  static std::map<Key, FourierChannelSeries> done;
+  static std::mutex guard;
+  const Key key{int(kernel), sigma_r, low, high, period, terms};
+  {
+    const std::lock_guard<std::mutex> lock(guard);
+    const auto found = done.find(key);
+    if (found != done.end()) return found->second;
+  }
+  FourierChannelSeries series;
+  series.low = low;
+  series.high = high;
+  series.period = period;
+  const double length = high - low, half = 0.5 * period, omega = 2.0 * kPi / period;
+  // f (even, R) and g (odd, x R) on x >= 0, and the points where they bend.
+  std::function<double(double)> even, odd;
+  std::vector<double> breaks;
+  if (kernel == Kernel::gaussian) {
+    // The periodised Gaussian: its coefficients are the whole line's
+    // integrals; beyond 40 sigma_r nothing is left in double.
+    even = [=](double x) { return kernel_value(kernel, x, sigma_r); };
+    odd = [=](double x) { return x * kernel_value(kernel, x, sigma_r); };
+    breaks = {0.0, 40.0 * sigma_r};
+  } else {
+    const double margin = half - length, at_end = kernel_value(kernel, length, sigma_r);
+    even = [=](double x) {
+      const double r = kernel_value(kernel, x, sigma_r);
+      return x <= length ? r : at_end + (r - at_end) * (1.0 - smooth_step((x - length) / margin));
+    };
+    odd = [=](double x) {
+      const double r = x * kernel_value(kernel, x, sigma_r);
+      return x <= length ? r : r * (1.0 - smooth_step((x - length) / margin));
+    };
+    breaks = {0.0, length, half};
+    if (sigma_r < length) breaks.push_back(sigma_r);
+    std::sort(breaks.begin(), breaks.end());
+  }
+  for (int k = 0; k <= terms; ++k) {
+    double a = 0.0, b = 0.0;
+    for (size_t i = 0; i + 1 < breaks.size(); ++i) {
+      const double from = breaks[i], to = breaks[i + 1];
+      // About 64 panels per period of the highest harmonic, at least 4000.
+      const int panels = 2 * std::max(2000, int(std::ceil(32.0 * (to - from) * (terms + 1) / period)));
+      a += simpson([&](double x) { return even(x) * std::cos(omega * k * x); }, from, to, panels);
+      b += simpson([&](double x) { return odd(x) * std::sin(omega * k * x); }, from, to, panels);
+    }
+    // Even f: a_0 = (2/T) int_0 f, a_k = (4/T) int_0 f cos; odd g: b_k = (4/T) int_0 g sin.
+    series.cosine.push_back((k == 0 ? 2.0 : 4.0) / period * a);
+    series.sine.push_back(k == 0 ? 0.0 : 4.0 / period * b);
+  }
+  const std::lock_guard<std::mutex> lock(guard);
+  done.emplace(key, series);
+  return series;
+}
 
 std::vector<double> fourier_axis_window(const FourierSettings& settings, int length) {
   return axis_weights(settings, length).weights;

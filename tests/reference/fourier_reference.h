@@ -2,9 +2,15 @@
 // written the naive way in double precision, independently of core/: per
 // pixel, D and E are the series summed directly over the square window,
 // each neighbour weighted by its spatial weight and alpha, clamp-to-edge.
-// The series' coefficients and the spatial weights are inputs (a test
-// passes the plan's), so what this judges is how a backend computes the
-// formula: its recursions, term lanes, bands and float32.
+// The series' coefficients come from this file's own quadrature of the
+// functions core/filters/fourier_design.h documents (fourier_series_reference),
+// given the design's choices (period, term count, range); the spatial
+// window from its formula: the normalised Gaussian taps up to radius 8, the
+// documented recursion between radius 8 and sigma-s 12
+// (fourier_recursive_window), the reduced resolution's cells, cell
+// Gaussian and interpolation from sigma-s 12. So this judges the design's
+// numbers as well as how a backend computes the formula: recursions,
+// lanes, bands, float32.
 //
 // And the yardsticks of the filter's accuracy: the exact bilateral filter
 // with each channel weighted by its own difference, in code values
@@ -29,20 +35,26 @@ struct FourierChannelSeries {
   std::vector<double> cosine, sine;
 };
 
+// The series of `kernel` (0 gaussian, 1 tukey, 2 lorentz, 3 huber) at
+// sigma_r on differences |x| <= length, period and terms as designed, by
+// composite Simpson quadrature in double: gaussian, the coefficients of the
+// periodised kernel (its integrals over the whole line); the others, of
+// the kernel on [0, length] continued to [length, period / 2] by the
+// documented smooth step (R flattening to R(length), x R(x) to zero).
+FourierChannelSeries fourier_series_reference(Kernel kernel, double sigma_r, double low, double high, double period,
+                                              int terms);
+
+// The window that stands for the Gaussian beyond radius 8, as
+// core/filters/fourier_design.h documents it: h[n] = sum_i Re(c_i z_i^|n|)
+// on |n| <= r = ceil(4 sigma_s), z_i = exp((-decay_i + j frequency_i) /
+// sigma_s) with the documented fit's constants, the residues c_i the
+// least-squares fit (n > 0 counted twice) to the normalised Gaussian taps,
+// solved here by a QR factorisation, then scaled to sum 1. n = 0..r.
+std::vector<double> fourier_recursive_window(double sigma_s);
+
 struct FourierSettings {
   Mode mode = Mode::per_channel;  // per_channel or lab; grey images have one channel
-  // h[|n|], n = 0..radius: the separable spatial weight of offset (dx, dy) is h[|dx|] h[|dy|].
-  std::vector<double> spatial;
-  // Reduced resolution (core's fourier_design.h, CoarseGrid) when
-  // coarse_step s > 1: then `spatial` is unused and the weight of the
-  // (clamped) sample at virtual position q for the pixel at p is, per axis,
-  //   w(p, q) = sum over the two cells c around p of b_c(p) g[|c - floor(q / s)|] / s,
-  // g = coarse_taps (|n| <= its radius), the cells' centres at
-  // (c + 1/2) s - 1/2 and b_c the bilinear weights: cells of s pixels
-  // averaged, blurred by g on their grid, interpolated back, written as
-  // the one window it makes.
-  int coarse_step = 1;
-  std::vector<double> coarse_taps;
+  double sigma_s = 1.0;
   std::vector<FourierChannelSeries> channels;  // one per colour channel
   double min_denominator = 1e-3;               // relative to A, the window's spatially weighted alpha
   double denominator_floor = 1e-5;

@@ -12,7 +12,8 @@ namespace {
 
 // The noise level function: linear between its points, constant beyond,
 // at least 0.5 code values.
-double sigma_at(const std::vector<std::pair<double, double>>& points, double intensity) {
+double sigma_at(const std::vector<std::pair<double, double>>& points, double intensity, double otherwise) {
+  if (points.empty()) return otherwise;
   double sigma = points.back().second;
   if (intensity <= points.front().first) {
     sigma = points.front().second;
@@ -35,13 +36,42 @@ double noise_ratio(const NlmSettings& settings, int channel, double intensity) {
   const double step = 255.0 / 32.0, x = std::clamp(intensity / step, 0.0, 32.0);
   const int knot = std::min(int(x), 31);
   auto ratio = [&](int k) {
-    const double sigma = sigma_at(points, k * step);
+    const double sigma = sigma_at(points, k * step, settings.noise_sigma);
     return sigma * sigma / (settings.noise_sigma * settings.noise_sigma);
   };
   return ratio(knot) + (x - knot) * (ratio(knot + 1) - ratio(knot));
 }
 
 }  // namespace
+
+NlmSettings nlm_auto_settings(NlmSettings settings, bool h_auto, bool sigma_n_auto, bool sigma_r_auto,
+                              const std::vector<NoiseChannelInput>& noise, const NlmAutoRule& rule) {
+  if (sigma_r_auto) settings.sigma_r = 100000.0;
+  std::vector<double> measured;
+  for (const NoiseChannelInput& channel : noise)
+    if (channel.valid) measured.push_back(channel.sigma);
+  std::sort(measured.begin(), measured.end());
+  double median = 0;
+  if (!measured.empty()) {
+    const size_t middle = measured.size() / 2;
+    median = measured.size() % 2 ? measured[middle] : 0.5 * (measured[middle - 1] + measured[middle]);
+  }
+  const double sigma = std::max(median, rule.noise_floor);
+  const bool lab = settings.mode == Mode::lab;
+  const double in_units = sigma * (lab ? rule.lab_per_code : 1.0);
+  if (h_auto) settings.h = rule.h_per_noise * in_units;
+  if (sigma_n_auto) settings.sigma_n = rule.sigma_n_per_noise * in_units;
+  settings.noise_function.clear();
+  if (h_auto && sigma_n_auto && !lab && settings.h > 0 && !measured.empty()) {
+    for (const NoiseChannelInput& channel : noise)
+      settings.noise_function.push_back(!channel.valid ? std::vector<std::pair<double, double>>{}
+                                        : channel.points.empty()
+                                            ? std::vector<std::pair<double, double>>{{0.0, channel.sigma}}
+                                            : channel.points);
+    settings.noise_sigma = sigma;
+  }
+  return settings;
+}
 
 ReferenceImage nlm_reference(const ReferenceImage& input, const NlmSettings& settings) {
   const int width = input.width, height = input.height;

@@ -89,7 +89,61 @@ std::vector<Plane> bilateral(const std::vector<Plane>& colour, const Plane* alph
   return out;
 }
 
+// The 1-D responses at level k, phases 0 and 1 (positions centre and
+// centre + 1 of that level), of G_k (`gaussian`) and of EXPAND(G_{k+1})
+// (`expanded`, empty for the top level) to an impulse at each image sample.
+struct Responses {
+  std::vector<double> gaussian[2], expanded[2];
+};
+
+Responses level_responses(int levels, int k) {
+  const int centre = 4 << levels, length = 2 * centre + 1;
+  Responses r;
+  for (int p = 0; p < 2; ++p) {
+    r.gaussian[p].assign(std::size_t(length), 0.0);
+    if (k + 1 < levels) r.expanded[p].assign(std::size_t(length), 0.0);
+  }
+  const int at = (centre >> k);
+  for (int u = 0; u < length; ++u) {
+    Plane level(length, 1);
+    level.at(u, 0) = 1.0;
+    for (int i = 0; i < k; ++i) level = reduce(level);
+    for (int p = 0; p < 2; ++p) r.gaussian[p][std::size_t(u)] = level.at(at + p, 0);
+    if (k + 1 < levels) {
+      const Plane e = expand(reduce(level), level.width, 1);
+      for (int p = 0; p < 2; ++p) r.expanded[p][std::size_t(u)] = e.v[std::size_t(at + p)];
+    }
+  }
+  return r;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+  return sum;
+}
+
 }  // namespace
+
+std::vector<double> pyramid_gains_reference(int levels, bool gaussian_guide) {
+  std::vector<double> gains;
+  for (int k = 0; k < levels; ++k) {
+    const Responses r = level_responses(levels, k);
+    const double gg = dot(r.gaussian[0], r.gaussian[0]);
+    if (gaussian_guide || k + 1 == levels) {
+      gains.push_back(gg);  // sqrt(|a|^4)
+      continue;
+    }
+    double variance = 0.0;
+    for (int p = 0; p < 2; ++p)
+      for (int q = 0; q < 2; ++q)
+        variance += dot(r.gaussian[p], r.gaussian[p]) * dot(r.gaussian[q], r.gaussian[q]) -
+                    2.0 * dot(r.gaussian[p], r.expanded[p]) * dot(r.gaussian[q], r.expanded[q]) +
+                    dot(r.expanded[p], r.expanded[p]) * dot(r.expanded[q], r.expanded[q]);
+    gains.push_back(std::sqrt(variance / 4.0));
+  }
+  return gains;
+}
 
 ReferenceImage pyramid_reference(const ReferenceImage& input, const PyramidSettings& s) {
   const int colours = input.channels >= 3 ? 3 : 1;
@@ -106,6 +160,7 @@ ReferenceImage pyramid_reference(const ReferenceImage& input, const PyramidSetti
       base_alpha.at(x, y) = alpha ? input.at(x, y, colours) : 1.0;
     }
 
+  const std::vector<double> gains = pyramid_gains_reference(s.levels, s.gaussian_guide);
   // Gaussian pyramids of the colours and of alpha.
   std::vector<std::vector<Plane>> gaussian{base};
   std::vector<Plane> gaussian_alpha{base_alpha};
@@ -128,11 +183,29 @@ ReferenceImage pyramid_reference(const ReferenceImage& input, const PyramidSetti
       for (int c = 0; c < colours; ++c)
         for (std::size_t i = 0; i < level[0].v.size(); ++i) level[std::size_t(c)].v[i] -= expanded[std::size_t(c)].v[i];
     std::vector<Plane> filtered = level;
-    for (const PyramidPassSettings& pass : s.passes[std::size_t(k)]) {
+    // sigma_r(k) = sigma-r gain(k) strength, x coarse strength from level 1;
+    // lab: L* at x luminance strength, a*b* at x colour strength, one pass
+    // when the two agree; a grey image in lab mode: x luminance strength.
+    const double level_strength = s.strength * (k > 0 ? s.coarse_strength : 1.0);
+    const double base = s.sigma_r * gains[std::size_t(k)];
+    struct Pass {
+      double strength;
+      int first, count;
+    };
+    std::vector<Pass> passes;
+    if (!lab) {
+      passes.push_back({level_strength * (s.mode == Mode::lab ? s.luma_strength : 1.0), 0, colours});
+    } else if (s.luma_strength == s.chroma_strength) {
+      passes.push_back({level_strength * s.luma_strength, 0, 3});
+    } else {
+      passes.push_back({level_strength * s.luma_strength, 0, 1});
+      passes.push_back({level_strength * s.chroma_strength, 1, 2});
+    }
+    for (const Pass& pass : passes) {
+      if (!(pass.strength > 0)) continue;  // strength 0 keeps the level
       const std::vector<Plane> out =
-          bilateral(level, alpha ? &gaussian_alpha[std::size_t(k)] : nullptr, s, pass.sigma_r, lab);
-      for (int c = pass.first_channel; c < pass.first_channel + pass.channels; ++c)
-        filtered[std::size_t(c)] = out[std::size_t(c)];
+          bilateral(level, alpha ? &gaussian_alpha[std::size_t(k)] : nullptr, s, base * pass.strength, lab);
+      for (int c = pass.first; c < pass.first + pass.count; ++c) filtered[std::size_t(c)] = out[std::size_t(c)];
     }
     if (!expanded.empty() && s.gaussian_guide)
       for (int c = 0; c < colours; ++c)

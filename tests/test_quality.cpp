@@ -1,0 +1,496 @@
+// Denoising quality in ctest (label quality): what docs/quality.md and the
+// README claim about how well the filters denoise, each claim a test that a
+// change to a default, an automatic rule or a filter's math can fail.
+//
+// The noisy images are bench/quality's (noise_models.h, the same seeds:
+// auto_quality's for white and Poisson-Gaussian noise, quality's correlated
+// cases), on the whole 256 x 256 photos of tests/data, so each threshold is
+// the documented figure for these very images less a margin stated beside
+// it. The margins leave room to retune a rule (issue 26 changes them) while
+// still failing a default that denoises clearly worse. Filters run on the
+// CPU backend, 8-bit in and out, as the CLI runs them.
+//
+// Adding a noise kind is one row of kNoiseKinds (with its floors); adding
+// a filter is one row of subjects().
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine.h"
+#include "filter_registry.h"
+#include "image_file.h"
+#include "noise_models.h"
+
+namespace {
+
+using edgewise::FilterSpec;
+
+struct Photo {
+  std::string name;
+  int width = 0, height = 0, channels = 0;
+  std::vector<uint8_t> clean;  // R'G'B' or grey, 8-bit
+  bool colour() const { return channels == 3; }
+};
+
+const Photo& photo(const std::string& name) {
+  static std::map<std::string, Photo> loaded;
+  auto found = loaded.find(name);
+  if (found != loaded.end()) return found->second;
+  const edgewise_cli::DecodedImage file = edgewise_cli::read_image(std::string(EDGEWISE_TEST_DATA "/") + name);
+  if (file.bits != 8 || (file.channels != 1 && file.channels != 3))
+    throw std::runtime_error(name + ": expected an 8-bit grey or RGB photo");
+  Photo p{name, file.width, file.height, file.channels, std::vector<uint8_t>(file.bytes.begin(), file.bytes.end())};
+  return loaded.emplace(name, std::move(p)).first->second;
+}
+
+const char* const kPhotos[] = {"astronaut.png", "camera.png"};
+
+double psnr(const std::vector<uint8_t>& clean, const std::vector<uint8_t>& test) {
+  double squares = 0;
+  for (size_t i = 0; i < clean.size(); ++i) {
+    const double d = double(clean[i]) - double(test[i]);
+    squares += d * d;
+  }
+  return 10.0 * std::log10(255.0 * 255.0 * double(clean.size()) / squares);
+}
+
+// ---- the noise kinds ----
+
+// A kind of noise the filters are held to. `sigma` is its deviation per
+// sample in code values (at I = 128 for signal-dependent noise), the unit of
+// the fixed settings and of the claims' grids. `floors`: the least gain over
+// the noisy input, dB, of each filter (by subject label) at its defaults and
+// at its fixed setting; a filter not listed is held to `default_floor`.
+struct NoiseKind {
+  std::string name;
+  double sigma = 0;
+  bool colour_only = false;
+  std::string seed;  // printed with every result
+  std::function<void(std::vector<uint8_t>&, const Photo&)> add;
+  double default_floor = 1.0;
+  std::map<std::string, double> floors;
+  double floor(const std::string& subject) const {
+    const auto found = floors.find(subject);
+    return found == floors.end() ? default_floor : found->second;
+  }
+};
+
+std::function<void(std::vector<uint8_t>&, const Photo&)> white(double sigma, unsigned seed) {
+  return [=](std::vector<uint8_t>& samples, const Photo&) {
+    edgewise_noise::add_noise(samples.data(), samples.size(), edgewise_noise::white_level(sigma), seed);
+  };
+}
+
+std::function<void(std::vector<uint8_t>&, const Photo&)> poisson_gaussian(double sigma, unsigned seed) {
+  return [=](std::vector<uint8_t>& samples, const Photo&) {
+    edgewise_noise::add_noise(samples.data(), samples.size(), edgewise_noise::poisson_gaussian_level(sigma), seed);
+  };
+}
+
+std::function<void(std::vector<uint8_t>&, const Photo&)> correlated(const std::string& label) {
+  return [=](std::vector<uint8_t>& samples, const Photo& p) {
+    for (const edgewise_noise::CorrelatedCase& c :
+         edgewise_noise::correlated_cases(p.width, p.height, p.channels, edgewise_noise::ChannelOrder::rgb))
+      if (c.label == label) return edgewise_noise::add_field(samples.data(), c.field);
+    throw std::runtime_error("no correlated case " + label);
+  };
+}
+
+// The floors: the gain of each filter at its defaults in docs/quality.md's
+// "Automatic parameters" run (docs/auto_quality.csv, the same photos and
+// seeds, less the noisy PSNR of that noise, printed below), the smaller of
+// the two photos' (the astronaut's alone where the run left the grey photo
+// out), less a margin of 1 dB, rounded down to 0.5 dB. The margin lets a
+// retuned rule lose up to about a decibel here; WithinHalfADecibelOfTheGridBest
+// is the closer bound. Colour blotches have no documented figure at the
+// defaults: there a filter is only held to make the image no worse (0 dB).
+const std::vector<NoiseKind>& noise_kinds() {
+  static const std::vector<NoiseKind> kinds = {
+      // documented gains (astronaut / camera): rgb and adaptive 4.86 / 4.41, per-channel 3.25,
+      // lab 3.20, nlm 4.85 / 5.45, pyramid 5.05 / 4.58, fourier 1.71
+      {"white 10",
+       10,
+       false,
+       "10",
+       white(10, 10),
+       3.0,
+       {{"bilateral per-channel", 2.0},
+        {"bilateral lab", 2.0},
+        {"nlm rgb", 3.5},
+        {"pyramid rgb", 3.5},
+        {"fourier per-channel", 0.5}}},
+      // rgb and adaptive 6.12 / 6.43, per-channel 4.88, lab 4.18, nlm 6.70 / 7.88, pyramid 6.36 / 6.74,
+      // fourier 2.46
+      {"white 20",
+       20,
+       false,
+       "20",
+       white(20, 20),
+       5.0,
+       {{"bilateral per-channel", 3.5}, {"bilateral lab", 3.0}, {"nlm rgb", 5.5}, {"fourier per-channel", 1.0}}},
+      // rgb and adaptive 6.82 / 7.43, per-channel 5.86, lab 4.80, nlm 7.48 / 9.09, pyramid 7.06 / 7.84,
+      // fourier 2.92
+      {"white 30",
+       30,
+       false,
+       "30",
+       white(30, 30),
+       5.5,
+       {{"bilateral per-channel", 4.5},
+        {"bilateral lab", 3.5},
+        {"nlm rgb", 6.0},
+        {"pyramid rgb", 6.0},
+        {"fourier per-channel", 1.5}}},
+      // rgb and adaptive 6.29 / 6.55, per-channel 4.92, lab 4.41, nlm 7.18 / 8.26, pyramid 6.49 / 6.80,
+      // fourier 2.38 (noisy: 22.87 dB astronaut, 22.26 camera)
+      {"Poisson-Gaussian 20",
+       20,
+       false,
+       "21",
+       poisson_gaussian(20, 21),
+       5.0,
+       {{"bilateral per-channel", 3.5}, {"bilateral lab", 3.0}, {"nlm rgb", 6.0}, {"fourier per-channel", 1.0}}},
+      {"YCbCr blotches sigma_Y 10",
+       29.4,
+       true,
+       "2026 (bench/quality's correlated cases)",
+       correlated("YCbCr blotches sigma_Y 10"),
+       0.0,
+       {}},
+      // Issue 26: the camera pipeline's kinds go here, one row each.
+  };
+  return kinds;
+}
+
+const NoiseKind& kind(const std::string& name) {
+  for (const NoiseKind& k : noise_kinds())
+    if (k.name == name) return k;
+  throw std::runtime_error("no noise kind " + name);
+}
+
+std::vector<uint8_t> noisy_image(const Photo& p, const NoiseKind& k) {
+  std::vector<uint8_t> samples = p.clean;
+  k.add(samples, p);
+  return samples;
+}
+
+// ---- the filters ----
+
+void set(FilterSpec& spec, const char* flag, double value) {
+  edgewise::throw_if_error(edgewise::set_param(spec, flag, value));
+}
+
+FilterSpec with_mode(const char* filter, const char* mode) {
+  FilterSpec spec(*edgewise::builtin_registry().find(filter));
+  if (mode) edgewise::throw_if_error(edgewise::set_param(spec, "mode", std::string(mode)));
+  return spec;
+}
+
+// A filter as a user who gives no option runs it (`defaults`: its auto
+// values included), how a point of a grid sets its noise parameters from
+// m x a noise sigma (auto_quality's form), its grid's multiples and
+// spatial steps (the first: its default scale), and `fixed`: the m of its
+// fixed setting, applied to the true noise sigma.
+struct Subject {
+  std::string label;
+  FilterSpec defaults;
+  std::vector<double> multiples;
+  std::vector<std::function<void(FilterSpec&)>> spatial;
+  std::function<void(FilterSpec&, double m, double sigma)> at;
+  double fixed = 1;
+  bool grey_too = true;  // false: on grey the same filter as another subject
+};
+
+std::vector<std::function<void(FilterSpec&)>> sigma_s_steps(std::vector<double> steps) {
+  std::vector<std::function<void(FilterSpec&)>> out = {[](FilterSpec&) {}};
+  for (double s : steps) out.push_back([s](FilterSpec& spec) { set(spec, "sigma-s", s); });
+  return out;
+}
+
+// auto_quality's subjects (docs/quality.md, "Automatic parameters").
+const std::vector<Subject>& subjects() {
+  static const std::vector<Subject> list = [] {
+    std::vector<Subject> s;
+    auto sigma_r = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-r", m * sigma); };
+    for (const char* mode : {"rgb", "per-channel", "lab"})
+      s.push_back({std::string("bilateral ") + mode,
+                   with_mode("bilateral", mode),
+                   {1, 1.5, 2, 2.5, 3, 4},
+                   sigma_s_steps({1, 2, 3}),
+                   sigma_r,
+                   std::string(mode) == "rgb" ? 3.0 : 2.5,
+                   std::string(mode) == "rgb"});
+    s.push_back({"adaptive rgb",
+                 with_mode("adaptive", nullptr),
+                 {0.5, 1, 1.5, 2, 3, 4},
+                 sigma_s_steps({1, 2, 3}),
+                 [](FilterSpec& spec, double m, double sigma) {
+                   set(spec, "adapt-eps", std::min(1.0, 0.5 * m * sigma / 255));
+                   set(spec, "adapt-min", m * sigma / 255);
+                 },
+                 3.0});
+    s.push_back({"nlm rgb",
+                 with_mode("nlm", nullptr),
+                 {0.45, 0.6, 0.75, 0.9, 1.05, 1.25},
+                 {[](FilterSpec&) {}, [](FilterSpec& spec) { set(spec, "patch-radius", 2); },
+                  [](FilterSpec& spec) { set(spec, "search-radius", 10); },
+                  [](FilterSpec& spec) {
+                    set(spec, "search-radius", 10);
+                    set(spec, "patch-radius", 2);
+                  }},
+                 [](FilterSpec& spec, double m, double sigma) {
+                   set(spec, "h", m * sigma);
+                   set(spec, "sigma-n", sigma);
+                 },
+                 0.75});
+    std::vector<std::function<void(FilterSpec&)>> pyramid_steps = sigma_s_steps({1, 2});
+    pyramid_steps.push_back([](FilterSpec& spec) { set(spec, "coarse-strength", 2); });
+    s.push_back({"pyramid rgb", with_mode("pyramid", nullptr), {1, 1.5, 2, 2.5, 3, 4}, pyramid_steps, sigma_r, 2.5});
+    s.push_back({"fourier per-channel",
+                 with_mode("fourier", nullptr),
+                 {1, 1.5, 2, 2.5, 3, 4},
+                 sigma_s_steps({1.5, 3, 6}),
+                 sigma_r,
+                 1.5});
+    return s;
+  }();
+  return list;
+}
+
+const Subject& subject(const std::string& label) {
+  for (const Subject& s : subjects())
+    if (s.label == label) return s;
+  throw std::runtime_error("no subject " + label);
+}
+
+struct Result {
+  std::vector<uint8_t> image;
+  double noise_sigma = -1;  // the estimate auto started from (RunReport)
+};
+
+Result run(const FilterSpec& spec, const Photo& p, const std::vector<uint8_t>& noisy) {
+  Result result{std::vector<uint8_t>(noisy.size()), -1};
+  const edgewise::ImageShape shape{p.width, p.height, p.channels};
+  edgewise::RunOptions options;
+  options.backend = "cpu";
+  // One thread per run: ctest runs these tests side by side, and OpenMP
+  // teams outnumbering the cores spin at every barrier (a loaded 2-core
+  // machine took 100 s instead of 3 for the grid test); output does not
+  // depend on the thread count (ThreadCountDoesNotChangeOutput).
+  options.backend_options.threads = 1;
+  const edgewise::RunReport report =
+      edgewise::run_filter(spec, {const_cast<uint8_t*>(noisy.data()), shape, edgewise::SampleType::u8, 0},
+                           {result.image.data(), shape, edgewise::SampleType::u8, 0}, options);
+  result.noise_sigma = report.noise_sigma;
+  return result;
+}
+
+// A noise sigma as the rule of `spec`'s filter takes it (Delta E in lab
+// mode), so that a multiple m means the rule's factor.
+double rule_sigma(const FilterSpec& spec, double code_values) {
+  return edgewise::auto_noise_sigma(spec, edgewise::white_noise_estimate(code_values, 1));
+}
+
+// One case: a photo with one kind of noise, printed with its seed.
+struct Case {
+  const Photo& photo;
+  const NoiseKind& noise;
+  std::vector<uint8_t> noisy;
+  double noisy_psnr;
+  Case(const Photo& p, const NoiseKind& k) : photo(p), noise(k), noisy(noisy_image(p, k)) {
+    noisy_psnr = psnr(p.clean, noisy);
+    std::printf("%s, %s noise (seed %s): noisy %.2f dB\n", p.name.c_str(), k.name.c_str(), k.seed.c_str(), noisy_psnr);
+  }
+  std::string what() const { return photo.name + ", " + noise.name; }
+  double psnr_of(const FilterSpec& spec) const { return psnr(photo.clean, run(spec, photo, noisy).image); }
+};
+
+std::vector<const Subject*> subjects_for(const Photo& p) {
+  std::vector<const Subject*> out;
+  for (const Subject& s : subjects())
+    if (p.colour() || s.grey_too) out.push_back(&s);
+  return out;
+}
+
+// The best PSNR over a grid of one subject's multiples of `sigma` at the
+// given spatial steps.
+double grid_best(const Case& c, const Subject& s, double sigma, const std::vector<size_t>& steps) {
+  double best = -1;
+  for (size_t step : steps)
+    for (double m : s.multiples) {
+      FilterSpec spec = s.defaults;
+      s.spatial[step](spec);
+      s.at(spec, m, rule_sigma(spec, sigma));
+      best = std::max(best, c.psnr_of(spec));
+    }
+  return best;
+}
+
+std::vector<size_t> all_steps(const Subject& s) {
+  std::vector<size_t> steps;
+  for (size_t i = 0; i < s.spatial.size(); ++i) steps.push_back(i);
+  return steps;
+}
+
+// ---- every filter denoises, at its defaults and at one fixed setting ----
+
+void expect_gains(bool at_defaults) {
+  for (const NoiseKind& k : noise_kinds())
+    for (const char* name : kPhotos) {
+      const Photo& p = photo(name);
+      if (k.colour_only && !p.colour()) continue;
+      const Case c(p, k);
+      for (const Subject* s : subjects_for(p)) {
+        FilterSpec spec = s->defaults;
+        if (!at_defaults) s->at(spec, s->fixed, rule_sigma(spec, k.sigma));
+        const double gain = c.psnr_of(spec) - c.noisy_psnr;
+        std::printf("  %-22s %s: %+.2f dB (floor %.1f)\n", s->label.c_str(), at_defaults ? "at defaults" : "fixed",
+                    gain, k.floor(s->label));
+        EXPECT_GE(gain, k.floor(s->label))
+            << c.what() << ", " << s->label << (at_defaults ? " at its defaults" : " fixed");
+      }
+    }
+}
+
+// README, "Automatic parameters" (every filter's defaults follow the noise)
+// and docs/quality.md's floors sentence.
+TEST(QualityDefaults, EveryFilterGainsOverTheNoisyInput) { expect_gains(true); }
+
+// The same floors at one fixed setting per filter (its rule's multiple of
+// the true noise sigma at its default scale): the filters' math alone,
+// whatever the estimator and the automatic rules do.
+TEST(QualityFixed, EveryFilterGainsOverTheNoisyInput) { expect_gains(false); }
+
+// docs/quality.md, "Automatic parameters": each filter at its defaults is
+// within 0.5 dB of the best of auto_quality's 24-point grid (the largest
+// shortfalls documented: 0.34 rgb, 0.47 per-channel, 0.37 lab, 0.33
+// adaptive, 0.26 nlm, 0.43 pyramid), the Fourier filter of the best at its
+// default sigma-s (0.48; its default scale is a choice, not a tuning).
+// Margin 0.1 dB: the claim's 0.5 is checked at 0.6.
+TEST(QualityDefaults, WithinHalfADecibelOfTheGridBest) {
+  constexpr double kClaim = 0.5, kMargin = 0.1;
+  for (const char* kind_name : {"white 10", "white 30", "Poisson-Gaussian 20"})
+    for (const char* name : kPhotos) {
+      const Case c(photo(name), kind(kind_name));
+      for (const Subject* s : subjects_for(c.photo)) {
+        const Result automatic = run(s->defaults, c.photo, c.noisy);
+        const double at_auto = psnr(c.photo.clean, automatic.image);
+        const bool fourier = s->label.rfind("fourier", 0) == 0;
+        const double best = grid_best(c, *s, automatic.noise_sigma, fourier ? std::vector<size_t>{0} : all_steps(*s));
+        std::printf("  %-22s auto %.2f, grid-best %.2f (estimate %.2f)\n", s->label.c_str(), at_auto, best,
+                    automatic.noise_sigma);
+        EXPECT_LE(best - at_auto, kClaim + kMargin) << c.what() << ", " << s->label;
+      }
+    }
+}
+
+// The bilateral filter's best over a grid of the true noise sigma: sigma-s
+// {1, 1.5, 2} (the best points of docs/quality.md's white-noise table) x
+// sigma-r {2, 2.5, 3, 4} sigma; `wide` for correlated noise, whose best
+// points sit at larger sigma-s (2, 3, 4) and sigma-r {1, 1.5, 2, 3} sigma.
+double bilateral_family_best(const Case& c, FilterSpec base, bool wide) {
+  double best = -1;
+  for (double sigma_s : wide ? std::vector<double>{2, 3, 4} : std::vector<double>{1, 1.5, 2})
+    for (double m : wide ? std::vector<double>{1, 1.5, 2, 3} : std::vector<double>{2, 2.5, 3, 4}) {
+      FilterSpec spec = base;
+      set(spec, "sigma-s", sigma_s);
+      set(spec, "sigma-r", m * c.noise.sigma);
+      best = std::max(best, c.psnr_of(spec));
+    }
+  return best;
+}
+
+// README ("+0.5 to +1.9 dB over the best bilateral at sigma = 20-30") and
+// docs/quality.md ("the goal of +0.5 dB at sigma = 20 and 30 holds on all
+// three photos"): nlm at its defaults against the bilateral filter's best
+// (rgb, its best mode) on white noise of sigma 20 and 30. Margin 0.25 dB:
+// the claim's +0.5 is checked at +0.25 (the documented defaults gave
+// +0.56 and +0.69 on the astronaut, +1.34 and +1.56 on the camera).
+TEST(QualityClaims, NlmBeatsTheBestBilateralAtSigma20And30) {
+  constexpr double kClaim = 0.5, kMargin = 0.25;
+  for (const char* kind_name : {"white 20", "white 30"})
+    for (const char* name : kPhotos) {
+      const Case c(photo(name), kind(kind_name));
+      const double nlm = c.psnr_of(subject("nlm rgb").defaults);
+      const double bilateral = bilateral_family_best(c, with_mode("bilateral", "rgb"), false);
+      std::printf("  nlm at defaults %.2f, bilateral rgb best %.2f: %+.2f dB\n", nlm, bilateral, nlm - bilateral);
+      EXPECT_GE(nlm - bilateral, kClaim - kMargin) << c.what();
+    }
+}
+
+// docs/quality.md, "Multiresolution bilateral": on white noise the pyramid
+// (rgb, automatic levels) is within 0.2 dB of the single-scale filter at
+// the same tuning effort (documented -0.08 to +0.33). Margin 0.1 dB.
+TEST(QualityClaims, PyramidWithinPointTwoOfTheBilateralOnWhiteNoise) {
+  constexpr double kClaim = 0.2, kMargin = 0.1;
+  for (const char* kind_name : {"white 10", "white 30"})
+    for (const char* name : kPhotos) {
+      const Case c(photo(name), kind(kind_name));
+      const double pyramid = bilateral_family_best(c, with_mode("pyramid", "rgb"), false);
+      const double bilateral = bilateral_family_best(c, with_mode("bilateral", "rgb"), false);
+      std::printf("  pyramid best %.2f, bilateral best %.2f: %+.2f dB\n", pyramid, bilateral, pyramid - bilateral);
+      EXPECT_GE(pyramid - bilateral, -(kClaim + kMargin)) << c.what();
+    }
+}
+
+// docs/quality.md, "Multiresolution bilateral": "+0.5 dB reached on ...
+// colour blotches with --coarse-strength 2" (+0.62 and +0.66 on the
+// astronaut's YCbCr blotches). Margin 0.2 dB: checked at +0.3.
+TEST(QualityClaims, PyramidCoarseStrengthTwoRemovesColourBlotches) {
+  constexpr double kClaim = 0.5, kMargin = 0.2;
+  const Case c(photo("astronaut.png"), kind("YCbCr blotches sigma_Y 10"));
+  FilterSpec coarse = with_mode("pyramid", "rgb");
+  set(coarse, "coarse-strength", 2);
+  const double pyramid = bilateral_family_best(c, coarse, true);
+  const double bilateral = bilateral_family_best(c, with_mode("bilateral", "rgb"), true);
+  std::printf("  pyramid coarse 2 best %.2f, bilateral best %.2f: %+.2f dB\n", pyramid, bilateral, pyramid - bilateral);
+  EXPECT_GE(pyramid - bilateral, kClaim - kMargin) << c.what();
+}
+
+// docs/quality.md, "Automatic parameters": the adaptive filter at its
+// defaults is not worse than the plain filter at its defaults (documented:
+// equal, 0.00 dB, on all 18 cases). Margin 0.05 dB.
+TEST(QualityClaims, AdaptiveAtDefaultsIsNotWorseThanThePlainFilter) {
+  constexpr double kMargin = 0.05;
+  for (const NoiseKind& k : noise_kinds())
+    for (const char* name : kPhotos) {
+      if (k.colour_only && std::string(name) == "camera.png") continue;
+      const Case c(photo(name), k);
+      const double adaptive = c.psnr_of(subject("adaptive rgb").defaults);
+      const double plain = c.psnr_of(subject("bilateral rgb").defaults);
+      std::printf("  adaptive %.2f, bilateral %.2f\n", adaptive, plain);
+      EXPECT_GE(adaptive - plain, -kMargin) << c.what();
+    }
+}
+
+// README and docs/quality.md: nlm's h and sigma-n following the noise
+// level function per pixel beat one value for the image on
+// Poisson-Gaussian noise (documented at sigma 20: +0.41 on the astronaut,
+// +0.95 on the camera). The one value is the same rule resolved for the
+// image (h and sigma-n set explicitly turn the profile off). Margin 0.2 dB
+// below the smaller documented gain: checked at +0.21.
+TEST(QualityClaims, NlmNoiseProfileGainsOnPoissonGaussianNoise) {
+  constexpr double kClaim = 0.41, kMargin = 0.2;
+  for (const char* name : kPhotos) {
+    const Case c(photo(name), kind("Poisson-Gaussian 20"));
+    const FilterSpec automatic = subject("nlm rgb").defaults;
+    const Result profile = run(automatic, c.photo, c.noisy);
+    FilterSpec one_value = automatic;
+    set(one_value, "h",
+        edgewise::resolve_noise(automatic,
+                                edgewise::white_noise_estimate(profile.noise_sigma, 1))
+            .get("h"));
+    set(one_value, "sigma-n", profile.noise_sigma);
+    const double gain = psnr(c.photo.clean, profile.image) - c.psnr_of(one_value);
+    std::printf("  profile against one value: %+.2f dB\n", gain);
+    EXPECT_GE(gain, kClaim - kMargin) << c.what();
+  }
+}
+
+}  // namespace
