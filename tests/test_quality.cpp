@@ -454,18 +454,27 @@ TEST(QualityClaims, PyramidCoarseStrengthTwoRemovesColourBlotches) {
 }
 
 // docs/quality.md, "Automatic parameters": the adaptive filter at its
-// defaults is not worse than the plain filter at its defaults (documented:
-// equal, 0.00 dB, on all 18 cases). Margin 0.05 dB.
-TEST(QualityClaims, AdaptiveAtDefaultsIsNotWorseThanThePlainFilter) {
-  constexpr double kMargin = 0.05;
+// defaults is another filter than the plain one (its sigma-r' follows each
+// area's own variance between 2 and 4 x the noise), and costs at most 0.4
+// dB against the plain filter at its defaults (documented: -0.34 to +0.02
+// dB on these cases, one run, 2026-11-28). Margin 0.1 dB; the pixels must
+// differ by more than 2 code values somewhere.
+TEST(QualityClaims, AdaptiveAtDefaultsDiffersAndStaysNearThePlainFilter) {
+  constexpr double kClaim = -0.4, kMargin = 0.1;
   for (const NoiseKind& k : noise_kinds())
     for (const char* name : kPhotos) {
       if (k.colour_only && std::string(name) == "camera.png") continue;
       const Case c(photo(name), k);
-      const double adaptive = c.psnr_of(subject("adaptive rgb").defaults);
-      const double plain = c.psnr_of(subject("bilateral rgb").defaults);
-      std::printf("  adaptive %.2f, bilateral %.2f\n", adaptive, plain);
-      EXPECT_GE(adaptive - plain, -kMargin) << c.what();
+      const Result adaptive = run(subject("adaptive rgb").defaults, c.photo, c.noisy);
+      const Result plain = run(subject("bilateral rgb").defaults, c.photo, c.noisy);
+      int largest = 0;
+      for (size_t i = 0; i < adaptive.image.size(); ++i)
+        largest = std::max(largest, std::abs(int(adaptive.image[i]) - int(plain.image[i])));
+      const double adaptive_psnr = psnr(c.photo.clean, adaptive.image), plain_psnr = psnr(c.photo.clean, plain.image);
+      std::printf("  adaptive %.2f, bilateral %.2f, largest difference %d code values\n", adaptive_psnr, plain_psnr,
+                  largest);
+      EXPECT_GE(adaptive_psnr - plain_psnr, kClaim - kMargin) << c.what();
+      EXPECT_GT(largest, 2) << c.what();
     }
 }
 
