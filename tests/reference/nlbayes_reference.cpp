@@ -21,20 +21,24 @@ struct Plane {
 };
 
 struct Level {
-  std::vector<Plane> colour;      // opponent channels (one for grey), code values
-  Plane alpha;                    // 0..1
-  std::vector<char> unstable;     // per pixel
+  std::vector<Plane> colour;   // opponent channels (one for grey), code values
+  Plane alpha;                 // 0..1
+  std::vector<char> unstable;  // per pixel
+  std::vector<double> bound;   // per pixel: float rounding's reach (NlBayesResult::bound), code values
   int width() const { return alpha.width; }
   int height() const { return alpha.height; }
 };
 
 double margin(const NlBayesSettings& s, double value, double samples) {
-  return s.tie_relative * std::fabs(value) + s.tie_absolute * (1.0 + std::sqrt(std::fabs(value) * samples));
+  return s.tie_relative * std::fabs(value) + s.tie_absolute * std::sqrt(std::fabs(value) * samples);
 }
 
-// Near but not equal: a decision float rounding may take either way.
+// Closer than rounding can tell apart: a decision float rounding may take
+// either way. (Equal values too: a float computation gives equal values
+// only where it computed them from equal floats in the same order, which
+// the caller knows.)
 bool near_tie(const NlBayesSettings& s, double a, double b, double samples) {
-  return a != b && std::fabs(a - b) <= margin(s, std::max(std::fabs(a), std::fabs(b)), samples);
+  return std::fabs(a - b) < margin(s, std::max(std::fabs(a), std::fabs(b)), samples);
 }
 
 double noise_variance(const NlBayesNoise& noise, double intensity) {
@@ -64,34 +68,67 @@ std::vector<int> grid(int size, int patch, int step) {
 }
 
 // Solves (M + ridge I) X = B in place for every column of B (dim x count,
-// column k at B[k * dim]) by Cholesky; ridge = 1e-5 x M's mean diagonal + 1e-6.
-void solve(std::vector<double> M, int dim, std::vector<double>& B, int count) {
+// column k at B[k * dim]) by Cholesky; ridge = 1e-5 x M's mean diagonal +
+// 1e-3 x the noise covariance's mean diagonal + 1e-6.
+// Returns the condition number of M + ridge I: its largest eigenvalue over
+// its smallest, each by power iteration (on the matrix and on its inverse).
+double solve(std::vector<double> M, int dim, std::vector<double>& B, int count, double noise_diagonal) {
+  auto at = [&](std::vector<double>& matrix, int i, int j) -> double& {
+    return matrix[size_t(i) * size_t(dim) + size_t(j)];
+  };
   double trace = 0.0;
-  for (int i = 0; i < dim; ++i) trace += M[size_t(i) * size_t(dim) + size_t(i)];
-  const double ridge = 1e-5 * trace / dim + 1e-6;
-  for (int i = 0; i < dim; ++i) M[size_t(i) * size_t(dim) + size_t(i)] += ridge;
+  for (int i = 0; i < dim; ++i) trace += at(M, i, i);
+  const double ridge = 1e-5 * trace / dim + 1e-3 * noise_diagonal + 1e-6;
+  for (int i = 0; i < dim; ++i) at(M, i, i) += ridge;
+  std::vector<double> A = M;
   for (int j = 0; j < dim; ++j) {  // M = L L^T, L in the lower triangle
-    double d = M[size_t(j) * size_t(dim) + size_t(j)];
-    for (int k = 0; k < j; ++k) d -= M[size_t(j) * size_t(dim) + size_t(k)] * M[size_t(j) * size_t(dim) + size_t(k)];
+    double d = at(M, j, j);
+    for (int k = 0; k < j; ++k) d -= at(M, j, k) * at(M, j, k);
     d = std::sqrt(std::max(d, ridge));
-    M[size_t(j) * size_t(dim) + size_t(j)] = d;
+    at(M, j, j) = d;
     for (int i = j + 1; i < dim; ++i) {
-      double v = M[size_t(i) * size_t(dim) + size_t(j)];
-      for (int k = 0; k < j; ++k) v -= M[size_t(i) * size_t(dim) + size_t(k)] * M[size_t(j) * size_t(dim) + size_t(k)];
-      M[size_t(i) * size_t(dim) + size_t(j)] = v / d;
+      double v = at(M, i, j);
+      for (int k = 0; k < j; ++k) v -= at(M, i, k) * at(M, j, k);
+      at(M, i, j) = v / d;
     }
   }
-  for (int c = 0; c < count; ++c) {
-    double* b = B.data() + size_t(c) * size_t(dim);
+  auto cholesky_solve = [&](double* b) {
     for (int i = 0; i < dim; ++i) {
-      for (int k = 0; k < i; ++k) b[i] -= M[size_t(i) * size_t(dim) + size_t(k)] * b[k];
-      b[i] /= M[size_t(i) * size_t(dim) + size_t(i)];
+      for (int k = 0; k < i; ++k) b[i] -= at(M, i, k) * b[k];
+      b[i] /= at(M, i, i);
     }
     for (int i = dim - 1; i >= 0; --i) {
-      for (int k = i + 1; k < dim; ++k) b[i] -= M[size_t(k) * size_t(dim) + size_t(i)] * b[k];
-      b[i] /= M[size_t(i) * size_t(dim) + size_t(i)];
+      for (int k = i + 1; k < dim; ++k) b[i] -= at(M, k, i) * b[k];
+      b[i] /= at(M, i, i);
     }
-  }
+  };
+  for (int c = 0; c < count; ++c) cholesky_solve(B.data() + size_t(c) * size_t(dim));
+  // Power iterations from a vector with every component.
+  auto largest_eigenvalue = [&](bool inverse) {
+    std::vector<double> v(static_cast<size_t>(dim)), w(static_cast<size_t>(dim));
+    for (int i = 0; i < dim; ++i) v[size_t(i)] = 1.0 + 0.1 * i;
+    double value = 0.0;
+    for (int iteration = 0; iteration < 60; ++iteration) {
+      double norm = 0.0;
+      for (double x : v) norm += x * x;
+      norm = std::sqrt(norm);
+      for (double& x : v) x /= norm;
+      if (inverse) {
+        w = v;
+        cholesky_solve(w.data());
+      } else {
+        for (int i = 0; i < dim; ++i) {
+          w[size_t(i)] = 0.0;
+          for (int j = 0; j < dim; ++j) w[size_t(i)] += at(A, i, j) * v[size_t(j)];
+        }
+      }
+      value = 0.0;
+      for (int i = 0; i < dim; ++i) value += v[size_t(i)] * w[size_t(i)];
+      v = w;
+    }
+    return value;
+  };
+  return largest_eigenvalue(false) * largest_eigenvalue(true);
 }
 
 struct Candidate {
@@ -103,8 +140,15 @@ struct Candidate {
 // One step on one scale: step 1 when `basic` is null (groups from the noisy
 // luma, each channel estimated alone), step 2 otherwise (groups from the
 // basic estimate, all channels jointly).
-Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayesNoise>& noise,
-               const NlBayesSettings& s, const NlBayesStep& step) {
+// Step 1's candidates on the finest scale are ordered by distances of the
+// noisy luma; two candidates whose patches are equal in every opponent
+// channel there came from equal input samples, so a float implementation
+// computes equal distances for them too and orders them by raster index as
+// the reference does. Elsewhere (step 2's basic estimate, a coarser
+// scale's means) the values are computed: equal in double says nothing
+// about their floats. `input`: this is the finest scale.
+Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayesNoise>& noise, const NlBayesSettings& s,
+               const NlBayesStep& step, bool input) {
   const int width = noisy.width(), height = noisy.height(), channels = int(noisy.colour.size());
   const bool second = basic != nullptr;
   const int p = std::min({step.patch, width, height}), n = p * p;
@@ -112,6 +156,7 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
   std::vector<Plane> numerator(size_t(channels), Plane(width, height));
   Plane denominator(width, height);
   std::vector<char> unstable(size_t(width) * size_t(height), 0);
+  Plane bound_sum(width, height);
   const Level& guide = second ? *basic : noisy;
   const int searched_channels = second ? channels : 1;
 
@@ -120,9 +165,13 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
       const int x0 = std::max(0, rx - step.search_radius), x1 = std::min(width - p, rx + step.search_radius);
       const int y0 = std::max(0, ry - step.search_radius), y1 = std::min(height - p, ry + step.search_radius);
       bool group_unstable = false;
+      double basic_bound = 0.0;  // the largest rounding error in the guide the group reads
       if (second)
         for (int y = y0; y < y1 + p; ++y)
-          for (int x = x0; x < x1 + p; ++x) group_unstable |= basic->unstable[size_t(y) * size_t(width) + size_t(x)] != 0;
+          for (int x = x0; x < x1 + p; ++x) {
+            group_unstable |= basic->unstable[size_t(y) * size_t(width) + size_t(x)] != 0;
+            basic_bound = std::max(basic_bound, basic->bound[size_t(y) * size_t(width) + size_t(x)]);
+          }
       std::vector<Candidate> others;
       int index = 0;
       for (int qy = y0; qy <= y1; ++qy)
@@ -132,7 +181,8 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
           for (int c = 0; c < searched_channels; ++c)
             for (int ty = 0; ty < p; ++ty)
               for (int tx = 0; tx < p; ++tx) {
-                const double diff = guide.colour[size_t(c)].at(rx + tx, ry + ty) - guide.colour[size_t(c)].at(qx + tx, qy + ty);
+                const double diff =
+                    guide.colour[size_t(c)].at(rx + tx, ry + ty) - guide.colour[size_t(c)].at(qx + tx, qy + ty);
                 d += diff * diff;
               }
           others.push_back({d, index, qx, qy});
@@ -151,12 +201,22 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
         }
         chosen = std::min(std::max(closer, step.group - 1), std::min(step.group_max - 1, int(others.size())));
       }
-      if (chosen > 0 && chosen < int(others.size()))
-        group_unstable |= near_tie(s, others[size_t(chosen - 1)].distance, others[size_t(chosen)].distance, samples);
+      if (chosen > 0 && chosen < int(others.size())) {
+        const Candidate& in = others[size_t(chosen - 1)];
+        const Candidate& out = others[size_t(chosen)];
+        bool same_patch = input && !second;
+        for (int c = 0; c < channels && same_patch; ++c)
+          for (int ty = 0; ty < p && same_patch; ++ty)
+            for (int tx = 0; tx < p && same_patch; ++tx)
+              same_patch = noisy.colour[size_t(c)].at(in.x + tx, in.y + ty) ==
+                           noisy.colour[size_t(c)].at(out.x + tx, out.y + ty);
+        group_unstable |= !same_patch && near_tie(s, in.distance, out.distance, samples);
+      }
       // The members in raster order, the reference among them.
       std::vector<Candidate> members(others.begin(), others.begin() + chosen);
       members.push_back({0.0, (ry - y0) * (x1 - x0 + 1) + (rx - x0), rx, ry});
-      std::sort(members.begin(), members.end(), [](const Candidate& a, const Candidate& b) { return a.index < b.index; });
+      std::sort(members.begin(), members.end(),
+                [](const Candidate& a, const Candidate& b) { return a.index < b.index; });
       const int count = int(members.size());
 
       std::vector<double> weight(static_cast<size_t>(count));
@@ -222,6 +282,12 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
 
       // estimate[c][m * n + t]
       std::vector<std::vector<double>> estimate = noisy_patches;
+      // Per member, what float rounding may move its estimate by: the
+      // solve's relative error (condition number x dimension x 2^-24)
+      // times the correction it is applied to, and in step 2 a multiple of
+      // the guide's own error (it moves means, covariance and selection).
+      std::vector<double> member_bound(static_cast<size_t>(count), 4.0 * basic_bound);
+      const double rounding = std::ldexp(1.0, -24);
       const double unbiased = count > 1 ? double(count) / double(count - 1) : 1.0;
       auto noise_covariance = [&](int c, int i, int j) {
         return s.strength * step.beta * variance[size_t(c)] *
@@ -249,12 +315,16 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
                 cov[size_t(i) * size_t(n) + size_t(j)] = v / weight_sum * unbiased;
               }
             std::vector<double> solved = centred;
-            solve(cov, n, solved, count);
+            const double condition = solve(cov, n, solved, count, noise_covariance(c, 0, 0));
             for (int m = 0; m < count; ++m)
               for (int i = 0; i < n; ++i) {
                 double correction = 0.0;
-                for (int j = 0; j < n; ++j) correction += noise_covariance(c, i, j) * solved[size_t(m) * size_t(n) + size_t(j)];
-                estimate[size_t(c)][size_t(m) * size_t(n) + size_t(i)] = P[size_t(m) * size_t(n) + size_t(i)] - correction;
+                for (int j = 0; j < n; ++j)
+                  correction += noise_covariance(c, i, j) * solved[size_t(m) * size_t(n) + size_t(j)];
+                estimate[size_t(c)][size_t(m) * size_t(n) + size_t(i)] =
+                    P[size_t(m) * size_t(n) + size_t(i)] - correction;
+                member_bound[size_t(m)] =
+                    std::max(member_bound[size_t(m)], condition * n * rounding * std::fabs(correction));
               }
           }
       } else if (!all_flat) {
@@ -263,8 +333,10 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
         for (int c = 0; c < channels; ++c)
           for (int m = 0; m < count; ++m)
             for (int t = 0; t < n; ++t) {
-              noisy_mean[size_t(c * n + t)] += weight[size_t(m)] * noisy_patches[size_t(c)][size_t(m) * size_t(n) + size_t(t)];
-              basic_mean[size_t(c * n + t)] += weight[size_t(m)] * guide_patches[size_t(c)][size_t(m) * size_t(n) + size_t(t)];
+              noisy_mean[size_t(c * n + t)] +=
+                  weight[size_t(m)] * noisy_patches[size_t(c)][size_t(m) * size_t(n) + size_t(t)];
+              basic_mean[size_t(c * n + t)] +=
+                  weight[size_t(m)] * guide_patches[size_t(c)][size_t(m) * size_t(n) + size_t(t)];
             }
         for (int i = 0; i < dim; ++i) {
           noisy_mean[size_t(i)] /= weight_sum;
@@ -291,13 +363,17 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
             system[size_t(i) * size_t(dim) + size_t(j)] = v;
           }
         std::vector<double> solved = residual;
-        solve(system, dim, solved, count);
+        double noise_diagonal = 0.0;
+        for (int c = 0; c < channels; ++c) noise_diagonal += noise_covariance(c, 0, 0) / channels;
+        const double condition = solve(system, dim, solved, count, noise_diagonal);
         for (int m = 0; m < count; ++m)
           for (int i = 0; i < dim; ++i) {
             const int c = i / n;
             double correction = 0.0;
             for (int j = c * n; j < (c + 1) * n; ++j)
               correction += noise_covariance(c, i % n, j % n) * solved[size_t(m) * size_t(dim) + size_t(j)];
+            member_bound[size_t(m)] =
+                std::max(member_bound[size_t(m)], condition * dim * rounding * std::fabs(correction));
             estimate[size_t(c)][size_t(m) * size_t(n) + size_t(i % n)] =
                 noisy_patches[size_t(c)][size_t(m) * size_t(n) + size_t(i % n)] - correction;
           }
@@ -312,15 +388,26 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
           for (int tx = 0; tx < p; ++tx) {
             const int x = members[size_t(m)].x + tx, y = members[size_t(m)].y + ty;
             for (int c = 0; c < channels; ++c)
-              numerator[size_t(c)].at(x, y) += weight[size_t(m)] * estimate[size_t(c)][size_t(m) * size_t(n) + size_t(ty * p + tx)];
+              numerator[size_t(c)].at(x, y) +=
+                  weight[size_t(m)] * estimate[size_t(c)][size_t(m) * size_t(n) + size_t(ty * p + tx)];
             denominator.at(x, y) += weight[size_t(m)];
-            if (group_unstable) unstable[size_t(y) * size_t(width) + size_t(x)] = 1;
+            bound_sum.at(x, y) += weight[size_t(m)] * member_bound[size_t(m)];
           }
+      // Where a decision was a near tie, the float run's group may hold any
+      // candidate the reference's does not: every pixel of the window.
+      if (group_unstable)
+        for (int y = y0; y < y1 + p; ++y)
+          for (int x = x0; x < x1 + p; ++x) unstable[size_t(y) * size_t(width) + size_t(x)] = 1;
     }
 
   Level out;
   out.alpha = noisy.alpha;
   out.unstable = unstable;
+  out.bound.assign(size_t(width) * size_t(height), 0.0);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      if (denominator.at(x, y) > 0.0)
+        out.bound[size_t(y) * size_t(width) + size_t(x)] = bound_sum.at(x, y) / denominator.at(x, y);
   for (int c = 0; c < channels; ++c) {
     Plane plane(width, height);
     for (int y = 0; y < height; ++y)
@@ -359,21 +446,24 @@ void taps(int x, int coarse_size, int& first, int& second, double& weight_first)
   second = std::clamp(base + 1, 0, coarse_size - 1);
 }
 
-Level denoise_level(const Level& noisy, const std::vector<NlBayesNoise>& noise, const NlBayesSettings& s) {
-  const Level basic = run_step(noisy, nullptr, noise, s, s.first);
-  return run_step(noisy, &basic, noise, s, s.second);
+Level denoise_level(const Level& noisy, const std::vector<NlBayesNoise>& noise, const NlBayesSettings& s,
+                    const Level* given_basic, bool input) {
+  const Level basic = given_basic ? *given_basic : run_step(noisy, nullptr, noise, s, s.first, input);
+  if (s.steps == 1) return basic;
+  return run_step(noisy, &basic, noise, s, s.second, input);
 }
 
 // Denoises level `scale` of the pyramid whose finest given level is `noisy`
 // and recombines with the coarser levels (Noise Clinic): out = D + U(out' - Dn(D)).
-Level multiscale(const Level& noisy, const NlBayesSettings& s, int scale) {
-  Level denoised = denoise_level(noisy, s.noise[size_t(scale)], s);
+Level multiscale(const Level& noisy, const NlBayesSettings& s, int scale, const Level* given_basic) {
+  Level denoised = denoise_level(noisy, s.noise[size_t(scale)], s, scale == 0 ? given_basic : nullptr, scale == 0);
   if (scale + 1 == s.scales) return denoised;
   Level coarse_noisy;
   for (const Plane& plane : noisy.colour) coarse_noisy.colour.push_back(downsample(plane));
   coarse_noisy.alpha = downsample(noisy.alpha);
   coarse_noisy.unstable.assign(size_t(coarse_noisy.width()) * size_t(coarse_noisy.height()), 0);
-  const Level coarse = multiscale(coarse_noisy, s, scale + 1);
+  coarse_noisy.bound.assign(coarse_noisy.unstable.size(), 0.0);
+  const Level coarse = multiscale(coarse_noisy, s, scale + 1, nullptr);
   const int width = noisy.width(), height = noisy.height();
   const int cw = coarse.width(), ch = coarse.height();
   // Instability of the downsampled denoised level and of the coarse result.
@@ -383,6 +473,15 @@ Level multiscale(const Level& noisy, const NlBayesSettings& s, int scale) {
       if (denoised.unstable[size_t(y) * size_t(width) + size_t(x)])
         coarse_unstable[size_t(y / 2) * size_t(cw) + size_t(x / 2)] = 1;
   for (size_t i = 0; i < coarse_unstable.size(); ++i) coarse_unstable[i] |= coarse.unstable[i];
+  // The rounding bound of the coarse difference: the coarse result's and
+  // the largest of the denoised pixels its block holds.
+  std::vector<double> coarse_bound = coarse.bound;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      double& b = coarse_bound[size_t(y / 2) * size_t(cw) + size_t(x / 2)];
+      b = std::max(b, coarse.bound[size_t(y / 2) * size_t(cw) + size_t(x / 2)] +
+                          denoised.bound[size_t(y) * size_t(width) + size_t(x)]);
+    }
   Level out = denoised;
   for (size_t c = 0; c < noisy.colour.size(); ++c) {
     const Plane low = downsample(denoised.colour[c]);
@@ -397,22 +496,28 @@ Level multiscale(const Level& noisy, const NlBayesSettings& s, int scale) {
         int x_first, x_second;
         double wx;
         taps(x, cw, x_first, x_second, wx);
-        const double up = wy * (wx * difference.at(x_first, y_first) + (1 - wx) * difference.at(x_second, y_first)) +
-                          (1 - wy) * (wx * difference.at(x_first, y_second) + (1 - wx) * difference.at(x_second, y_second));
+        const double up =
+            wy * (wx * difference.at(x_first, y_first) + (1 - wx) * difference.at(x_second, y_first)) +
+            (1 - wy) * (wx * difference.at(x_first, y_second) + (1 - wx) * difference.at(x_second, y_second));
         out.colour[c].at(x, y) += up;
-        if (c == 0)
+        if (c == 0) {
+          double largest = 0.0;
           for (int yy : {y_first, y_second})
-            for (int xx : {x_first, x_second})
-              if (coarse_unstable[size_t(yy) * size_t(cw) + size_t(xx)]) out.unstable[size_t(y) * size_t(width) + size_t(x)] = 1;
+            for (int xx : {x_first, x_second}) {
+              if (coarse_unstable[size_t(yy) * size_t(cw) + size_t(xx)])
+                out.unstable[size_t(y) * size_t(width) + size_t(x)] = 1;
+              largest = std::max(largest, coarse_bound[size_t(yy) * size_t(cw) + size_t(xx)]);
+            }
+          out.bound[size_t(y) * size_t(width) + size_t(x)] += largest;
+        }
       }
     }
   }
   return out;
 }
 
-}  // namespace
-
-NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettings& settings) {
+// The image in the opponent space, code values.
+Level opponent_level(const ReferenceImage& input) {
   const int width = input.width, height = input.height;
   const bool has_alpha = input.channels == 2 || input.channels == 4;
   const int colours = input.channels >= 3 ? 3 : 1;
@@ -420,6 +525,7 @@ NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettin
   level.colour.assign(size_t(colours), Plane(width, height));
   level.alpha = Plane(width, height, 1.0);
   level.unstable.assign(size_t(width) * size_t(height), 0);
+  level.bound.assign(size_t(width) * size_t(height), 0.0);
   const double r3 = std::sqrt(3.0), r2 = std::sqrt(2.0), r6 = std::sqrt(6.0);
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {
@@ -433,23 +539,41 @@ NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettin
       }
       if (has_alpha) level.alpha.at(x, y) = input.at(x, y, colours);
     }
-  const Level out = multiscale(level, settings, 0);
+  return level;
+}
+
+}  // namespace
+
+NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettings& settings,
+                                const ReferenceImage* basic) {
+  const int width = input.width, height = input.height;
+  const int colours = input.channels >= 3 ? 3 : 1;
+  const Level level = opponent_level(input);
+  Level given;
+  if (basic) given = opponent_level(*basic);
+  const Level out = multiscale(level, settings, 0, basic ? &given : nullptr);
+  const double r3 = std::sqrt(3.0), r2 = std::sqrt(2.0), r6 = std::sqrt(6.0);
   NlBayesResult result;
   result.image = input;
   result.stable.assign(input.samples.size(), 1);
+  result.bound.assign(input.samples.size(), 0.0);
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {
       if (colours == 3) {
-        const double Y = out.colour[0].at(x, y) / r3, c1 = out.colour[1].at(x, y) / r2, c2 = out.colour[2].at(x, y) / r6;
+        const double Y = out.colour[0].at(x, y) / r3, c1 = out.colour[1].at(x, y) / r2,
+                     c2 = out.colour[2].at(x, y) / r6;
         result.image.at(x, y, 0) = (Y + c1 + c2) / 255.0;
         result.image.at(x, y, 1) = (Y - 2.0 * c2) / 255.0;
         result.image.at(x, y, 2) = (Y - c1 + c2) / 255.0;
       } else {
         result.image.at(x, y, 0) = out.colour[0].at(x, y) / 255.0;
       }
-      if (out.unstable[size_t(y) * size_t(width) + size_t(x)])
-        for (int c = 0; c < colours; ++c)
-          result.stable[(size_t(y) * size_t(width) + size_t(x)) * size_t(input.channels) + size_t(c)] = 0;
+      for (int c = 0; c < colours; ++c) {
+        const size_t i = (size_t(y) * size_t(width) + size_t(x)) * size_t(input.channels) + size_t(c);
+        if (out.unstable[size_t(y) * size_t(width) + size_t(x)]) result.stable[i] = 0;
+        // An RGB sample mixes the three opponent channels (|rows| sum below 1.7).
+        result.bound[i] = (colours == 3 ? 1.7 : 1.0) * out.bound[size_t(y) * size_t(width) + size_t(x)] / 255.0;
+      }
     }
   return result;
 }

@@ -44,20 +44,32 @@ struct NlBayesStep {
 
 struct NlBayesSettings {
   NlBayesStep first, second;
-  double strength = 1.0;    // multiplies the noise covariance and the flat threshold
-  double flat_gamma = 1.05; // a group is flat when its variance is below gamma x the noise's
+  double strength = 1.0;     // multiplies the noise covariance and the flat threshold
+  double flat_gamma = 1.05;  // a group is flat when its variance is below gamma x the noise's
   int scales = 1;
+  int steps = 2;                                 // 1: each scale's first step only (tests compare the steps apart)
   std::vector<std::vector<NlBayesNoise>> noise;  // [scale][opponent channel]
   // Margins of the near-tie test: relative, and absolute in code values squared.
-  double tie_relative = 1e-4;
-  double tie_absolute = 1e-3;
+  // margin(v) = tie_relative |v| + tie_absolute sqrt(|v| samples): the
+  // rounding of a float sum of `samples` squares, and of its terms.
+  double tie_relative = 1e-5;
+  double tie_absolute = 5e-4;
 };
 
 struct NlBayesResult {
   ReferenceImage image;
   std::vector<char> stable;  // per sample of image (alpha samples always stable)
+  // Per sample, on the 0-1 scale: how far float rounding may move it, from
+  // the condition numbers of the systems its groups solved (a group of
+  // about as many patches as dimensions, or of transparent members, is
+  // nearly singular: its solve amplifies rounding by the condition number).
+  std::vector<double> bound;
 };
 
-NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettings& settings);
+// `basic`, when given (one scale), is step 2's guide instead of step 1's
+// result: the CPU's own basic estimate, so that step 2 is compared on the
+// same input.
+NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettings& settings,
+                                const ReferenceImage* basic = nullptr);
 
 }  // namespace edgewise_reference
