@@ -75,7 +75,7 @@ struct NlbSums {
 // One thread's working memory for a group (grown on demand, kept).
 struct NlbScratch {
   std::vector<float> distance;
-  std::vector<uint64_t> keys;
+  std::vector<uint32_t> bits;
   std::vector<int> member_x, member_y;
   std::vector<float> weight;
   std::vector<float> noisy, basic, centred, solved;  // members in lanes (nlbayes_groups.h)

@@ -32,10 +32,29 @@ Lanes* lanes_of(std::vector<float>& buffer, size_t count) {
   return reinterpret_cast<Lanes*>(aligned);
 }
 
+// The lanes' sum, halving the vector (a fixed order: one result per build).
 float sum_lanes(Lanes value) {
-  float sum = 0.0f;
-  for (int i = 0; i < kLanes; ++i) sum += value[i];
-  return sum;
+#if EW_LANE_WIDTH == 16
+  const float_lanes<8> half = __builtin_shufflevector(value, value, 0, 1, 2, 3, 4, 5, 6, 7) +
+                              __builtin_shufflevector(value, value, 8, 9, 10, 11, 12, 13, 14, 15);
+  const float_lanes<4> quarter =
+      __builtin_shufflevector(half, half, 0, 1, 2, 3) + __builtin_shufflevector(half, half, 4, 5, 6, 7);
+  return (quarter[0] + quarter[2]) + (quarter[1] + quarter[3]);
+#elif EW_LANE_WIDTH == 8
+  const float_lanes<4> quarter =
+      __builtin_shufflevector(value, value, 0, 1, 2, 3) + __builtin_shufflevector(value, value, 4, 5, 6, 7);
+  return (quarter[0] + quarter[2]) + (quarter[1] + quarter[3]);
+#else
+  return (value[0] + value[2]) + (value[1] + value[3]);
+#endif
+}
+
+// Candidates whose distance bits are at most `limit` (a distance is never
+// negative, so its bits order as the numbers do).
+int count_at_most(const uint32_t* bits, int count, uint32_t limit) {
+  int total = 0;
+  for (int i = 0; i < count; ++i) total += bits[i] <= limit ? 1 : 0;
+  return total;
 }
 
 // The group of the reference at (rx, ry): its members' positions in raster
@@ -69,27 +88,41 @@ int find_group(const NlbStepJob& job, int rx, int ry, NlbScratch& s) {
       }
     }
   const int reference_index = (ry - y0) * nx + (rx - x0);
-  s.keys.clear();
-  int closer = 1;  // the reference
-  const float tau = step.tau * float(p * p * searched);
-  for (int i = 0; i < candidates; ++i) {
-    if (i == reference_index) continue;
-    s.keys.push_back(nlb_candidate_key(distance[i], uint32_t(i)));
-    closer += distance[i] < tau ? 1 : 0;
+  // The K - 1 nearest others by (distance, raster index): the (K-1)-th
+  // smallest distance found bit by bit, from the top, by counting (31
+  // vectorised passes, no data-dependent branches), then the candidates
+  // below it and the first ones at it, in raster order. The reference's
+  // bits are set above every distance, and it is added in its place.
+  if (s.bits.size() < size_t(candidates)) s.bits.resize(size_t(candidates));
+  uint32_t* const bits = s.bits.data();
+  std::memcpy(bits, distance, sizeof(uint32_t) * size_t(candidates));
+  bits[reference_index] = 0xffffffffu;
+  int members = std::min(step.group, candidates);
+  if (job.basic) {
+    const float tau = step.tau * float(p * p * searched);
+    int closer = 1;  // the reference
+    for (int i = 0; i < candidates; ++i) closer += distance[i] < tau && i != reference_index ? 1 : 0;
+    members = nlb_group_size(step, closer, candidates);
   }
-  const int members = job.basic ? nlb_group_size(step, closer, candidates) : std::min(step.group, candidates);
   const int others = members - 1;
-  if (others < int(s.keys.size())) std::nth_element(s.keys.begin(), s.keys.begin() + others, s.keys.end());
-  std::vector<int>& order = s.member_x;  // indices first, positions after
-  order.resize(size_t(members));
-  for (int m = 0; m < others; ++m) order[size_t(m)] = int(nlb_key_index(s.keys[size_t(m)]));
-  order[size_t(others)] = reference_index;
-  std::sort(order.begin(), order.end());
+  uint32_t limit = 0x7fffffffu;
+  int below = others;  // candidates taken below the limit
+  if (others < candidates - 1) {
+    uint32_t value = 0;
+    for (int bit = 30; bit >= 0; --bit)
+      if (count_at_most(bits, candidates, value | ((1u << bit) - 1u)) < others) value |= 1u << bit;
+    limit = value;
+    below = value > 0 ? count_at_most(bits, candidates, value - 1u) : 0;
+  }
+  s.member_x.resize(size_t(members));
   s.member_y.resize(size_t(members));
-  for (int m = 0; m < members; ++m) {
-    const int index = order[size_t(m)];
-    s.member_y[size_t(m)] = y0 + index / nx;
-    order[size_t(m)] = x0 + index % nx;
+  int m = 0, at_limit = others - below;
+  for (int i = 0; i < candidates; ++i) {
+    const bool take = i == reference_index || bits[i] < limit || (bits[i] == limit && at_limit-- > 0);
+    if (!take) continue;
+    s.member_x[size_t(m)] = x0 + i % nx;
+    s.member_y[size_t(m)] = y0 + i / nx;
+    ++m;
   }
   return members;
 }
@@ -180,7 +213,7 @@ void process_reference(const NlbStepJob& job, int rx, int ry, NlbScratch& s, con
         const Lanes d = noisy[size_t(b) * block_size + size_t(c * n + t)] - mean;
         squares += weight[b] * d * d;
       }
-    flat[c] = nlb_is_flat(params, sum_lanes(squares) * inverse_weight / float(n), variance[c]);
+    flat[c] = nlb_is_flat(params, c, sum_lanes(squares) * inverse_weight / float(n), variance[c]);
     flat_value[c] = second ? sum_lanes(guide_sum) * inverse_weight / float(n) : mean;
     all_flat = all_flat && flat[c];
   }

@@ -144,7 +144,8 @@ edgewise_reference::NlBayesSettings reference_settings(const NlbPlan& plan) {
   s.first = reference_step(plan.params.first);
   s.second = reference_step(plan.params.second);
   s.strength = plan.params.strength;
-  s.flat_gamma = plan.params.flat_gamma;
+  s.flat_gamma_luma = plan.params.flat_gamma_luma;
+  s.flat_gamma_chroma = plan.params.flat_gamma_chroma;
   s.scales = plan.params.scales;
   s.steps = plan.params.steps;
   for (int scale = 0; scale < plan.params.scales; ++scale) {
@@ -182,7 +183,8 @@ std::string describe(const NlBayesParameters& n, const ImageShape& shape) {
   return std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" + std::to_string(shape.channels) +
          " sigma-n " + std::to_string(n.sigma_n) + " strength " + std::to_string(n.strength) + " patch " +
          std::to_string(n.patch_size) + " group " + std::to_string(n.group_size) + " radius " +
-         std::to_string(n.search_radius) + " scales " + std::to_string(n.scales);
+         std::to_string(n.search_radius) + " step " + std::to_string(n.reference_step) + " scales " +
+         std::to_string(n.scales);
 }
 
 // A plan run through the executor on the CPU backend (a plan a test changed).
@@ -255,6 +257,7 @@ NlBayesParameters sweep_case(std::mt19937_64& rng, int index) {
   n.patch_size = int(rng() % 6);  // 0 (auto) to 5
   n.group_size = index % 3 == 0 ? 0 : int(1 + rng() % 40);
   n.search_radius = 1 + int(rng() % 5);  // small windows keep the reference quick
+  n.reference_step = index % 4;          // 0: auto
   n.scales = 1 + index % 3;
   return n;
 }

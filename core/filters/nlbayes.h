@@ -129,7 +129,8 @@ struct NlbParams {
   int scales = 1;
   NlbStep first, second;
   float strength = 1.0f;
-  float flat_gamma = 0.8f;
+  float flat_gamma_luma = 1.1f;    // luma, or grey
+  float flat_gamma_chroma = 0.8f;  // C1 and C2
   // 1: each scale's first step only. Not a parameter: tests set it on a
   // plan to compare the steps apart (tests/test_nlbayes.cpp).
   int steps = 2;

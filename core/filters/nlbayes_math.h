@@ -102,8 +102,9 @@ EW_HD float nlb_autocovariance(const NlbNoiseChannel& noise, int patch, int i, i
 EW_HD float nlb_noise_scale(const NlbParams& p, const NlbStep& step) { return p.strength * step.beta; }
 
 // The flat-area test of one channel.
-EW_HD bool nlb_is_flat(const NlbParams& p, float group_variance, float noise_variance) {
-  return group_variance < p.flat_gamma * p.strength * noise_variance;
+EW_HD bool nlb_is_flat(const NlbParams& p, int channel, float group_variance, float noise_variance) {
+  const float gamma = channel == 0 ? p.flat_gamma_luma : p.flat_gamma_chroma;
+  return group_variance < gamma * p.strength * noise_variance;
 }
 
 // The weighted sums of squares a covariance divides by the weight sum times
@@ -139,20 +140,26 @@ EW_HD void nlb_cholesky(float* M, int dim, int stride, float noise_diagonal) {
 }
 
 // Solves L L^T x = b in place for x[0..dim) (b on entry): T is a float (one
-// member) or a vector of floats (a member per lane).
+// member) or a vector of floats (a member per lane). Each substitution's
+// dot product is summed in four interleaved parts, so that consecutive
+// multiply-adds do not wait on each other.
+template <class T>
+EW_HD T nlb_dot(const float* row, int stride, const T* x, int first, int end) {
+  T part[4] = {T{} + 0.0f, T{} + 0.0f, T{} + 0.0f, T{} + 0.0f};
+  int k = first;
+  for (; k + 4 <= end; k += 4)
+    for (int j = 0; j < 4; ++j) part[j] = part[j] + row[(k + j) * stride] * x[k + j];
+  for (; k < end; ++k) part[0] = part[0] + row[k * stride] * x[k];
+  return (part[0] + part[1]) + (part[2] + part[3]);
+}
+
 template <class T>
 EW_HD void nlb_cholesky_solve(const float* L, int dim, int stride, T* x) {
   for (int i = 0; i < dim; ++i) {
     const float* row = L + i * stride;
-    T value = x[i];
-    for (int k = 0; k < i; ++k) value = value - row[k] * x[k];
-    x[i] = value * (1.0f / row[i]);
+    x[i] = (x[i] - nlb_dot(row, 1, x, 0, i)) * (1.0f / row[i]);
   }
-  for (int i = dim - 1; i >= 0; --i) {
-    T value = x[i];
-    for (int k = i + 1; k < dim; ++k) value = value - L[k * stride + i] * x[k];
-    x[i] = value * (1.0f / L[i * stride + i]);
-  }
+  for (int i = dim - 1; i >= 0; --i) x[i] = (x[i] - nlb_dot(L + i, stride, x, i + 1, dim)) * (1.0f / L[i * stride + i]);
 }
 
 // Bilinear upsampling by 2 with pixel centres aligned (fine x + 0.5 =

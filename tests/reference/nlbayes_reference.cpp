@@ -274,7 +274,7 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
             squares += weight[size_t(m)] * d * d;
           }
         const double group_variance = squares / (weight_sum * n);
-        const double threshold = s.flat_gamma * s.strength * variance[size_t(c)];
+        const double threshold = (c == 0 ? s.flat_gamma_luma : s.flat_gamma_chroma) * s.strength * variance[size_t(c)];
         group_unstable |= near_tie(s, group_variance, threshold, 1.0);
         flat[size_t(c)] = group_variance < threshold;
         all_flat = all_flat && flat[size_t(c)];

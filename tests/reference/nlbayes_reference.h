@@ -45,7 +45,9 @@ struct NlBayesStep {
 struct NlBayesSettings {
   NlBayesStep first, second;
   double strength = 1.0;     // multiplies the noise covariance and the flat threshold
-  double flat_gamma = 1.05;  // a group is flat when its variance is below gamma x the noise's
+  // A channel of a group is flat when its variance is below gamma x the noise's.
+  double flat_gamma_luma = 1.1;    // luma, or grey
+  double flat_gamma_chroma = 0.8;  // the two chroma channels
   int scales = 1;
   int steps = 2;                                 // 1: each scale's first step only (tests compare the steps apart)
   std::vector<std::vector<NlBayesNoise>> noise;  // [scale][opponent channel]
