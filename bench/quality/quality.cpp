@@ -45,6 +45,15 @@
 // EDGEWISE_QUALITY_SAVE=DIR writes each case's noisy image and each
 // method's best result there as PNG.
 //
+// The collaborative denoiser (issue 27; "edgewise nlbayes" rows) runs once
+// per case, blind (sigma-n at auto: the noise from the image's estimate, as
+// a user runs it), at its defaults and at its faster preset
+// (--reference-step 4). Its peer "bm3d" is the bm3d package (bm3d_rgb, or
+// bm3d on grey) given the true sigma, through bench/quality/bm3d_peer.py
+// when EDGEWISE_BM3D_PYTHON names a Python that has the package; without
+// it the rows are left out with a message. EDGEWISE_QUALITY_SIGMAS=5,10,...
+// replaces the white noise's sigmas (default 10, 20, 30).
+//
 // Usage: quality OUT.csv IMAGE...   (prints a markdown table)
 #include <unistd.h>
 
@@ -63,6 +72,7 @@
 #include "bilateral.h"
 #include "engine.h"
 #include "image_quality.h"
+#include "nlbayes.h"
 #include "nlm.h"
 #include "noise_models.h"
 #include "pyramid.h"
@@ -202,7 +212,30 @@ struct Method {
   // named by index (the first axis runs over 0..5 then).
   std::vector<double> strengths = {};
   std::function<std::string(int)> window = nullptr;
+  // Run once per case, no grid (blind methods, and BM3D given the true sigma).
+  bool once = false;
 };
+
+// The collaborative denoiser, blind, at its defaults or another reference step.
+cv::Mat edgewise_nlbayes(const cv::Mat& noisy, int reference_step) {
+  edgewise::NlBayesParameters parameters;
+  parameters.sigma_n = float(edgewise::kNoiseAuto);
+  parameters.reference_step = reference_step;
+  return run_edgewise(noisy, edgewise::nlbayes_spec(parameters));
+}
+
+// BM3D through bench/quality/bm3d_peer.py with the true sigma in every
+// channel; an empty Mat when it fails.
+cv::Mat bm3d_peer(const std::string& python, const cv::Mat& noisy, double sigma) {
+  const std::string dir = "/tmp/edgewise-quality-" + std::to_string(getpid());
+  std::system(("mkdir -p " + dir).c_str());
+  const std::string in = dir + "/bm3d_in.png", out = dir + "/bm3d_out.png", s = std::to_string(sigma);
+  cv::imwrite(in, noisy);
+  const std::string command = python + " " EDGEWISE_SOURCE_DIR "/bench/quality/bm3d_peer.py " + in + " " + out + " " +
+                              s + " " + s + " " + s + " > /dev/null";
+  if (std::system(command.c_str()) != 0) return cv::Mat();
+  return cv::imread(out, cv::IMREAD_UNCHANGED);
+}
 
 struct Best {
   double psnr = -1, ssim = 0, sigma_s = 0, sigma_r = 0;
@@ -244,24 +277,42 @@ int main(int argc, char** argv) {
        [](auto& n, double s, double r) { return edgewise_pyramid(n, edgewise::ColorMode::lab, s, r, 2.0, 2.0); }},
   };
   if (have_gmic) methods.push_back({"gmic bilateral", 1.0, gmic_filter});
-  methods.push_back({"edgewise nlm", 1.0, [](auto& n, double c, double h) { return edgewise_nlm(n, int(c), h); },
-                     {0.25, 0.35, 0.45, 0.55, 0.7, 0.9},
-                     [](int c) {
-                       return "f=" + std::to_string(kNlmWindows[c][0]) + " S=" + std::to_string(kNlmWindows[c][1]);
-                     }});
-  methods.push_back({"opencv fastNlMeans", 1.0, [](auto& n, double c, double h) { return opencv_nlm(n, int(c), h); },
+  methods.push_back(
+      {"edgewise nlm",
+       1.0,
+       [](auto& n, double c, double h) { return edgewise_nlm(n, int(c), h); },
+       {0.25, 0.35, 0.45, 0.55, 0.7, 0.9},
+       [](int c) { return "f=" + std::to_string(kNlmWindows[c][0]) + " S=" + std::to_string(kNlmWindows[c][1]); }});
+  methods.push_back({"opencv fastNlMeans",
+                     1.0,
+                     [](auto& n, double c, double h) { return opencv_nlm(n, int(c), h); },
                      {0.4, 0.6, 0.8, 1.0, 1.2, 1.5},
                      [](int c) {
                        return "t=" + std::to_string(kOpencvNlmWindows[c][0]) +
                               " s=" + std::to_string(kOpencvNlmWindows[c][1]);
                      }});
   if (have_gmic)
-    methods.push_back({"gmic denoise", 1.0, [](auto& n, double c, double p) { return gmic_denoise(n, int(c), p); },
+    methods.push_back({"gmic denoise",
+                       1.0,
+                       [](auto& n, double c, double p) { return gmic_denoise(n, int(c), p); },
                        {0.5, 0.75, 1.0, 1.5, 2.0, 3.0},
                        [](int c) {
-                         return "s=" + std::to_string(kGmicDenoise[c][0]) + " p=" +
-                                std::to_string(kGmicDenoise[c][1]) + " l=" + std::to_string(kGmicDenoise[c][2]);
+                         return "s=" + std::to_string(kGmicDenoise[c][0]) + " p=" + std::to_string(kGmicDenoise[c][1]) +
+                                " l=" + std::to_string(kGmicDenoise[c][2]);
                        }});
+  methods.push_back({"edgewise nlbayes", 1.0, [](auto& n, double, double) { return edgewise_nlbayes(n, 0); }});
+  methods.back().once = true;
+  methods.push_back({"edgewise nlbayes fast", 1.0, [](auto& n, double, double) { return edgewise_nlbayes(n, 4); }});
+  methods.back().once = true;
+  if (const char* python = std::getenv("EDGEWISE_BM3D_PYTHON")) {
+    const std::string interpreter = python;
+    methods.push_back({"bm3d", 1.0, [interpreter](auto& n, double, double) {
+                         return bm3d_peer(interpreter, n, current_noise_sigma);
+                       }});
+    methods.back().once = true;
+  } else {
+    std::fprintf(stderr, "quality: EDGEWISE_BM3D_PYTHON not set; BM3D rows left out\n");
+  }
   // EDGEWISE_QUALITY_ONLY=WORD[,WORD...] keeps the methods whose name contains one of the words.
   if (const char* only = std::getenv("EDGEWISE_QUALITY_ONLY")) {
     std::vector<std::string> words;
@@ -304,7 +355,16 @@ int main(int argc, char** argv) {
     if (correlated) {
       cases = correlated_cases(clean);
     } else {
-      for (double sigma : {10.0, 20.0, 30.0}) cases.push_back({"", sigma, add_noise(clean, sigma, 2026u + unsigned(sigma))});
+      std::vector<double> sigmas = {10.0, 20.0, 30.0};
+      if (const char* list = std::getenv("EDGEWISE_QUALITY_SIGMAS")) {
+        sigmas.clear();
+        for (std::string rest = list; !rest.empty();) {
+          const size_t comma = rest.find(',');
+          sigmas.push_back(std::atof(rest.substr(0, comma).c_str()));
+          rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+        }
+      }
+      for (double sigma : sigmas) cases.push_back({"", sigma, add_noise(clean, sigma, 2026u + unsigned(sigma))});
     }
     for (const NoiseCase& noise_case : cases) {
       const double sigma = noise_case.sigma;
@@ -317,15 +377,17 @@ int main(int argc, char** argv) {
       for (const Method& method : methods) {
         if (clean.channels() == 1 && method.name.rfind("edgewise", 0) == 0 && method.name != "edgewise rgb" &&
             method.name != "edgewise nlm" && method.name.rfind("edgewise adaptive rgb", 0) != 0 &&
-            method.name.rfind("edgewise pyramid rgb", 0) != 0)
+            method.name.rfind("edgewise pyramid rgb", 0) != 0 && method.name.rfind("edgewise nlbayes", 0) != 0)
           continue;  // every Edgewise mode is the same filter on grey
         Best best;
         cv::Mat best_image;
         const bool patches = bool(method.window);
-        const std::vector<double> firsts =
-            patches ? std::vector<double>{0, 1, 2, 3, 4, 5} : std::vector<double>(std::begin(kSigmaS), std::end(kSigmaS));
-        const std::vector<double> factors =
-            patches ? method.strengths : std::vector<double>(std::begin(kSigmaR), std::end(kSigmaR));
+        const std::vector<double> firsts = method.once ? std::vector<double>{0}
+                                           : patches   ? std::vector<double>{0, 1, 2, 3, 4, 5}
+                                                       : std::vector<double>(std::begin(kSigmaS), std::end(kSigmaS));
+        const std::vector<double> factors = method.once ? std::vector<double>{0}
+                                            : patches   ? method.strengths
+                                                        : std::vector<double>(std::begin(kSigmaR), std::end(kSigmaR));
         for (double first : firsts)
           for (double factor : factors) {
             const double sigma_r = factor * sigma * method.sigma_r_unit;
@@ -339,11 +401,13 @@ int main(int argc, char** argv) {
           }
         if (!stem.empty() && !best_image.empty())
           cv::imwrite(stem + " " + std::to_string(int(sigma)) + " " + method.name + ".png", best_image);
-        const std::string first_text = patches ? method.window(int(best.sigma_s)) : [&] {
-          char text[32];
-          std::snprintf(text, sizeof text, "%g", best.sigma_s);
-          return std::string(text);
-        }();
+        const std::string first_text = method.once ? std::string("-")
+                                       : patches   ? method.window(int(best.sigma_s))
+                                                   : [&] {
+                                                     char text[32];
+                                                     std::snprintf(text, sizeof text, "%g", best.sigma_s);
+                                                     return std::string(text);
+                                                   }();
         std::fprintf(csv, "%s,%g,%s,%.3f,%.4f,%g,%g,%.3f\n", name.c_str(), sigma, method.name.c_str(), best.psnr,
                      best.ssim, best.sigma_s, best.sigma_r, noisy_psnr);
         std::printf("| %s | %g | %.2f | %s | %.2f | %.4f | %s | %g |\n", name.c_str(), sigma, noisy_psnr,
