@@ -26,7 +26,7 @@ namespace {
 // Reference rows per slab, and slabs in flight per thread: enough slabs to
 // keep two cores busy through uneven groups, few enough that their sums stay
 // small (a slab's sums cover its rows and a search window around them).
-constexpr int kSlabGridRows = 4;
+constexpr int kSlabGridRows = kNlbSumGridRows;
 constexpr int kSlabsPerThread = 2;
 
 int ceil_half(int value) { return (value + 1) / 2; }

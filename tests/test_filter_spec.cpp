@@ -346,7 +346,7 @@ TEST(FilterSpec, WithFilterKeepsSharedValues) {
   EXPECT_EQ(&adaptive.filter(), &edgewise::adaptive_filter());
   EXPECT_EQ(adaptive.get("sigma-s"), 4.5);
   EXPECT_EQ(adaptive.get("mode"), double(ColorMode::lab));
-  EXPECT_EQ(adaptive.get("adapt-k"), double(float(0.5)));
+  EXPECT_EQ(adaptive.get("adapt-k"), double(float(1.25)));  // its own default
   EXPECT_EQ(edgewise::with_filter(adaptive, edgewise::bilateral_filter()).values(), bilateral.values());
 }
 

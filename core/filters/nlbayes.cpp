@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "clipped_noise.h"
@@ -185,6 +186,21 @@ int nlbayes_filter_reach(const FilterSpec& spec) {
   return std::max(nlbayes_reach(nlbayes_params(n, sigma, 1)), nlbayes_reach(nlbayes_params(n, sigma, 3)));
 }
 
+// Reference patches lie on a grid from the image's origin (every step
+// pixels of the scale they are taken on), their sums are gathered a few
+// grid rows at a time (kNlbSumGridRows) and each coarser scale halves the
+// one above from its origin: a part filtered alone starts on the grid all
+// of them share, so that its pixels are the same sums in the same order.
+int nlbayes_region_grid(const FilterSpec& spec) {
+  const NlBayesParameters n = nlbayes_parameters(spec);
+  int grid = 1;
+  for (int channels : {1, 3}) {
+    const NlbParams p = nlbayes_params(n, 10.0, channels);
+    grid = std::lcm(grid, std::lcm(p.first.step, p.second.step));
+  }
+  return (grid * kNlbSumGridRows) << (n.scales - 1);
+}
+
 double nlbayes_noise_value(const FilterSpec& spec, const ParamInfo&, const NoiseEstimate& noise) {
   return auto_noise_sigma(spec, noise);
 }
@@ -211,6 +227,7 @@ const FilterInfo& nlbayes_filter() {
     row.menu_label = "Edgewise Non-local Ba_yes...";
     row.groups = {&nlbayes_group()};
     row.reach = nlbayes_filter_reach;
+    row.region_grid = nlbayes_region_grid;
     row.noise_value = nlbayes_noise_value;
     row.plan = plan_nlbayes;
     return row;

@@ -17,6 +17,12 @@
 
 namespace edgewise {
 
+// Reference rows whose groups' sums are gathered together before they are
+// added to a step's sums (the CPU's slabs): a pixel's sum is the same in
+// the same order for any part of the image that starts on a multiple of
+// this many grid rows (the region grid, nlbayes.cpp).
+constexpr int kNlbSumGridRows = 4;
+
 // The patch side at a scale of width x height pixels.
 EW_HD int nlb_patch_side(int patch, int width, int height) {
   const int smaller = width < height ? width : height;
