@@ -226,7 +226,9 @@ NoiseSpectrum spectrum_of(const std::array<double, kSpectrumParts>& variances) {
 }
 
 double part_covariance(int part, int scale, int dx, int dy) {
-  if (part < 0 || part >= kSpectrumParts || scale < 0 || scale >= kSpectrumScales)
+  // Any scale: the filters that denoise coarser scales than the estimator
+  // reads ask for them (nlbayes' scales).
+  if (part < 0 || part >= kSpectrumParts || scale < 0 || scale > 8)
     throw std::out_of_range("part_covariance: part or scale out of range");
   const PartCorrelation& c = parts()[size_t(part)];
   const int step = 1 << scale;

@@ -29,6 +29,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -475,6 +476,70 @@ TEST(NlBayesNoise, TableFromSigmaAndEstimate) {
   EXPECT_NEAR(measured.channel[0][2].variance[mid], (16.0 + 4.0 * 64.0 + 144.0) / 6.0, 1e-3);
   const NlbNoiseTable grey = nlbayes_noise_table(nullptr, 5.0, 1, 1);
   EXPECT_NEAR(grey.channel[0][0].variance[mid], 25.0, 1e-4);
+}
+
+// From the noise model: each opponent channel's own measured level, and
+// its spectrum's covariance of 2^s x 2^s means (what scale s denoises):
+// correlated chroma keeps more of its variance on a coarser scale than
+// white noise's 4^-s, and its patches see the correlation.
+ChannelNoise flat_channel(double sigma, std::array<double, kSpectrumParts> shares) {
+  ChannelNoise channel;
+  channel.valid = true;
+  channel.sigma = sigma;
+  NoiseLevelBin bin;
+  bin.intensity = 128;
+  bin.sigma = sigma;
+  bin.valid = true;
+  bin.blocks = 100;
+  channel.bins.push_back(bin);
+  channel.spectrum.shares = shares;
+  return channel;
+}
+
+TEST(NlBayesNoise, TableFromTheModelsOpponentChannelsAndSpectra) {
+  NoiseEstimate estimate = white_noise_estimate(8.0, 3);
+  estimate.opponent = {flat_channel(5.0, {1.0, 0.0, 0.0}), flat_channel(12.0, {0.0, 0.0, 1.0}),
+                       flat_channel(12.0, {0.5, 0.5, 0.0})};
+  const NlbNoiseTable table = nlbayes_noise_table(&estimate, 8.0, 3, 3);
+  EXPECT_FALSE(table.white);
+  int mid = 0;
+  while (table.channel[0][0].intensity[mid] < 128) ++mid;
+  // The finest scale: the measured levels (no clipping at mid-grey).
+  EXPECT_NEAR(table.channel[0][0].variance[mid], 25.0, 1e-3);
+  EXPECT_NEAR(table.channel[0][1].variance[mid], 144.0, 1e-3);
+  EXPECT_NEAR(table.channel[0][2].variance[mid], 144.0, 1e-3);
+  auto at = [](const NlbNoiseChannel& noise, int dx, int dy) {
+    return noise.autocovariance[(dy + kNlbMaxPatch - 1) * kNlbCovarianceSide + dx + kNlbMaxPatch - 1];
+  };
+  for (int scale = 0; scale < 3; ++scale) {
+    SCOPED_TRACE("scale " + std::to_string(scale));
+    // White luma: 4^-s of the variance, a delta autocovariance.
+    EXPECT_NEAR(table.channel[scale][0].variance[mid], 25.0 / std::pow(4.0, scale), 1e-3);
+    EXPECT_EQ(at(table.channel[scale][0], 1, 0), 0.0f);
+    EXPECT_EQ(at(table.channel[scale][0], 0, 0), 1.0f);
+    // Blurred chroma: each scale's own covariance, by the spectrum's definition.
+    const double keep = part_covariance(2, scale, 0, 0);
+    if (scale > 0) {
+      EXPECT_GT(keep, 2.0 / std::pow(4.0, scale));
+    }
+    EXPECT_NEAR(table.channel[scale][1].variance[mid], 144.0 * keep, 1e-3 * 144.0 * keep);
+    EXPECT_NEAR(at(table.channel[scale][1], 1, 0), part_covariance(2, scale, 1, 0) / keep, 1e-5);
+    EXPECT_NEAR(at(table.channel[scale][1], 1, 1), part_covariance(2, scale, 1, 1) / keep, 1e-5);
+    EXPECT_EQ(at(table.channel[scale][1], -2, 1), at(table.channel[scale][1], 2, -1));
+    // A mixture: its parts' covariances by their shares.
+    const double mixed = 0.5 * part_covariance(0, scale, 0, 0) + 0.5 * part_covariance(1, scale, 0, 0);
+    EXPECT_NEAR(table.channel[scale][2].variance[mid], 144.0 * mixed, 1e-3 * 144.0 * mixed);
+  }
+  EXPECT_GT(at(table.channel[0][1], 1, 0), 0.5f) << "a 1.2 px blur correlates neighbours";
+  // White spectra everywhere keep the diagonal path.
+  NoiseEstimate white = white_noise_estimate(8.0, 3);
+  EXPECT_TRUE(nlbayes_noise_table(&white, 8.0, 3, 3).white);
+  // Grey: its one channel's level and spectrum.
+  NoiseEstimate grey;
+  grey.channels = {flat_channel(6.0, {0.0, 1.0, 0.0})};
+  const NlbNoiseTable grey_table = nlbayes_noise_table(&grey, 6.0, 1, 2);
+  EXPECT_FALSE(grey_table.white);
+  EXPECT_NEAR(grey_table.channel[1][0].variance[mid], 36.0 * part_covariance(1, 1, 0, 0), 1e-3);
 }
 
 TEST(NlBayesSpec, ValidatorReachAndRow) {

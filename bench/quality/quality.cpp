@@ -42,6 +42,13 @@
 //     images only;
 //   YCbCr blotches: the same with Cb and Cr blurred by a Gaussian of 2 px
 //     first (rescaled to 2 sigma_Y), the colour blotches of camera noise.
+// EDGEWISE_QUALITY_NOISE=camera takes the camera pipeline's noise instead
+// (camera_pipeline.h: Brooks et al.'s sensor noise at four levels through
+// demosaicing, colour matrix, tone curve, each without and with JPEG 4:2:0),
+// measured against the noise-free development; the grid's "noise sigma" is
+// the median over channels of the true noise RMS, BM3D ("bm3d") gets the
+// true RMS per channel and, as "bm3d psd", the true noise spectrum per
+// opponent channel (bm3d_peer.py --psd).
 // EDGEWISE_QUALITY_SAVE=DIR writes each case's noisy image and each
 // method's best result there as PNG.
 //
@@ -57,6 +64,7 @@
 // Usage: quality OUT.csv IMAGE...   (prints a markdown table)
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -70,6 +78,7 @@
 #include <vector>
 
 #include "bilateral.h"
+#include "camera_pipeline.h"
 #include "engine.h"
 #include "image_quality.h"
 #include "nlbayes.h"
@@ -99,7 +108,45 @@ struct NoiseCase {
   std::string label;  // "blur 1 px"
   double sigma = 0;   // per colour channel, code values: the grid's unit
   cv::Mat noisy;
+  cv::Mat clean;                // the reference when not the photo itself (the camera's noise-free development)
+  std::vector<double> sigmas;   // the true noise RMS per channel, R, G, B order (empty: sigma in each)
 };
+
+// The case being run, for the peers that are told the truth about the noise.
+const NoiseCase* current_case = nullptr;
+std::string current_reference_file;  // the reference as a PNG (BGR), for bm3d psd
+
+// The camera pipeline's cases (camera_pipeline.h); `variant` picks the
+// camera, white balance and demosaicer.
+std::vector<NoiseCase> camera_cases(const cv::Mat& clean_bgr, int variant) {
+  cv::Mat rgb;
+  if (clean_bgr.channels() == 3)
+    cv::cvtColor(clean_bgr, rgb, cv::COLOR_BGR2RGB);
+  else
+    rgb = clean_bgr.clone();
+  const Photo8 photo{rgb.cols, rgb.rows, rgb.channels(),
+                     std::vector<uint8_t>(rgb.data, rgb.data + rgb.total() * rgb.elemSize())};
+  auto to_bgr = [&](const Photo8& developed) {
+    cv::Mat out(rgb.rows, rgb.cols, rgb.type(), const_cast<uint8_t*>(developed.pixels.data()));
+    cv::Mat bgr;
+    if (out.channels() == 3)
+      cv::cvtColor(out, bgr, cv::COLOR_RGB2BGR);
+    else
+      bgr = out.clone();
+    return bgr;
+  };
+  std::vector<NoiseCase> cases;
+  for (int level = 0; level < kCameraLevels; ++level)
+    for (bool jpeg : {false, true}) {
+      const Development d = develop(photo, camera_case(level, variant, jpeg));
+      const std::vector<double> rms = noise_rms(d);
+      std::vector<double> sorted = rms;
+      std::sort(sorted.begin(), sorted.end());
+      cases.push_back({"camera " + std::to_string(level) + (jpeg ? " JPEG" : ""), sorted[sorted.size() / 2],
+                       to_bgr(d.noisy), to_bgr(d.clean), rms});
+    }
+  return cases;
+}
 
 std::vector<NoiseCase> correlated_cases(const cv::Mat& clean) {
   std::vector<NoiseCase> cases;
@@ -107,7 +154,7 @@ std::vector<NoiseCase> correlated_cases(const cv::Mat& clean) {
        edgewise_noise::correlated_cases(clean.cols, clean.rows, clean.channels(), edgewise_noise::ChannelOrder::bgr)) {
     cv::Mat noisy = clean.clone();
     edgewise_noise::add_field(noisy.data, c.field);
-    cases.push_back({c.label, c.sigma, noisy});
+    cases.push_back({c.label, c.sigma, noisy, cv::Mat(), {}});
   }
   return cases;
 }
@@ -224,16 +271,23 @@ cv::Mat edgewise_nlbayes(const cv::Mat& noisy, int reference_step) {
   return run_edgewise(noisy, edgewise::nlbayes_spec(parameters));
 }
 
-// BM3D through bench/quality/bm3d_peer.py with the true sigma in every
-// channel; an empty Mat when it fails.
-cv::Mat bm3d_peer(const std::string& python, const cv::Mat& noisy, double sigma) {
+// BM3D through bench/quality/bm3d_peer.py with the true noise RMS per
+// channel (or, with `psd`, the true noise spectrum from the case's
+// reference); an empty Mat when it fails.
+cv::Mat bm3d_peer(const std::string& python, const cv::Mat& noisy, bool psd) {
   const std::string dir = "/tmp/edgewise-quality-" + std::to_string(getpid());
   std::system(("mkdir -p " + dir).c_str());
-  const std::string in = dir + "/bm3d_in.png", out = dir + "/bm3d_out.png", s = std::to_string(sigma);
+  const std::string in = dir + "/bm3d_in.png", out = dir + "/bm3d_out.png";
   cv::imwrite(in, noisy);
-  const std::string command = python + " " EDGEWISE_SOURCE_DIR "/bench/quality/bm3d_peer.py " + in + " " + out + " " +
-                              s + " " + s + " " + s + " > /dev/null";
-  if (std::system(command.c_str()) != 0) return cv::Mat();
+  std::string sigmas;
+  for (int c = 0; c < 3; ++c) {
+    const double sigma = current_case->sigmas.empty() ? current_case->sigma : current_case->sigmas[size_t(
+                                                                                   std::min<int>(c, int(current_case->sigmas.size()) - 1))];
+    sigmas += " " + std::to_string(sigma);
+  }
+  std::string command = python + " " EDGEWISE_SOURCE_DIR "/bench/quality/bm3d_peer.py " + in + " " + out + sigmas;
+  if (psd) command += " --psd " + current_reference_file;
+  if (std::system((command + " > /dev/null").c_str()) != 0) return cv::Mat();
   return cv::imread(out, cv::IMREAD_UNCHANGED);
 }
 
@@ -306,8 +360,10 @@ int main(int argc, char** argv) {
   methods.back().once = true;
   if (const char* python = std::getenv("EDGEWISE_BM3D_PYTHON")) {
     const std::string interpreter = python;
-    methods.push_back({"bm3d", 1.0, [interpreter](auto& n, double, double) {
-                         return bm3d_peer(interpreter, n, current_noise_sigma);
+    methods.push_back({"bm3d", 1.0, [interpreter](auto& n, double, double) { return bm3d_peer(interpreter, n, false); }});
+    methods.back().once = true;
+    methods.push_back({"bm3d psd", 1.0, [interpreter](auto& n, double, double) {
+                         return current_case->clean.empty() ? cv::Mat() : bm3d_peer(interpreter, n, true);
                        }});
     methods.back().once = true;
   } else {
@@ -333,6 +389,7 @@ int main(int argc, char** argv) {
 
   const char* noise_kind = std::getenv("EDGEWISE_QUALITY_NOISE");
   const bool correlated = noise_kind && std::string(noise_kind) == "correlated";
+  const bool camera = noise_kind && std::string(noise_kind) == "camera";
   const char* save = std::getenv("EDGEWISE_QUALITY_SAVE");
   const std::string save_dir = save ? save : "";
 
@@ -352,7 +409,9 @@ int main(int argc, char** argv) {
     }
     const std::string file = std::string(argv[i]).substr(std::string(argv[i]).find_last_of('/') + 1);
     std::vector<NoiseCase> cases;
-    if (correlated) {
+    if (camera) {
+      cases = camera_cases(clean, i - 2);
+    } else if (correlated) {
       cases = correlated_cases(clean);
     } else {
       std::vector<double> sigmas = {10.0, 20.0, 30.0};
@@ -364,14 +423,18 @@ int main(int argc, char** argv) {
           rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
         }
       }
-      for (double sigma : sigmas) cases.push_back({"", sigma, add_noise(clean, sigma, 2026u + unsigned(sigma))});
+      for (double sigma : sigmas) cases.push_back({"", sigma, add_noise(clean, sigma, 2026u + unsigned(sigma)), cv::Mat(), {}});
     }
     for (const NoiseCase& noise_case : cases) {
       const double sigma = noise_case.sigma;
       const std::string name = noise_case.label.empty() ? file : file + " (" + noise_case.label + ")";
       current_noise_sigma = sigma;
+      current_case = &noise_case;
       const cv::Mat& noisy = noise_case.noisy;
-      const double noisy_psnr = psnr(clean, noisy);
+      const cv::Mat& reference = noise_case.clean.empty() ? clean : noise_case.clean;
+      current_reference_file = "/tmp/edgewise-quality-" + std::to_string(getpid()) + "-reference.png";
+      cv::imwrite(current_reference_file, reference);
+      const double noisy_psnr = psnr(reference, noisy);
       const std::string stem = save_dir.empty() ? "" : save_dir + "/" + name;
       if (!stem.empty()) cv::imwrite(stem + " noisy " + std::to_string(int(sigma)) + ".png", noisy);
       for (const Method& method : methods) {
@@ -393,9 +456,9 @@ int main(int argc, char** argv) {
             const double sigma_r = factor * sigma * method.sigma_r_unit;
             const cv::Mat out = method.run(noisy, first, sigma_r);
             if (out.empty()) continue;
-            const double p = psnr(clean, out);
+            const double p = psnr(reference, out);
             if (p > best.psnr) {
-              best = {p, ssim(clean, out), first, sigma_r};
+              best = {p, ssim(reference, out), first, sigma_r};
               if (!stem.empty()) best_image = out;
             }
           }

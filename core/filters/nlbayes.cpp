@@ -33,57 +33,115 @@ static_assert(kKnotCount <= kNlbNoiseKnots, "the table holds every knot");
 // at a limit is flat anyway): the share of sigma^2 kept at least.
 constexpr double kMinClippedShare = 0.02;
 
+// Below this normalised autocovariance at every offset the noise is
+// treated as white: the diagonal path, which is faster.
+constexpr double kWhiteCorrelation = 1e-3;
+
 }  // namespace
 
-// The one function that says what the noise is. Per RGB channel, the
-// variance at luma intensity L is sigma_c(mu)^2 times the share clipping
-// at 0 and 255 leaves of it (core/clipped_noise.h: mu the intensity whose
-// clipped mean is L; assumed for every channel at once, the grey-world
-// approximation the luma bins make); white noise independent between R, G
-// and B is white in each opponent channel, with
-// Var(Y) = (vR + vG + vB) / 3, Var(C1) = (vR + vB) / 2, Var(C2) = (vR + 4 vG + vB) / 6,
-// and each 2 x 2 mean of a scale divides it by 4. Issue 26's multiscale
-// noise model replaces this function: it gives each opponent channel's
-// sigma(I) and autocovariance per scale.
+// The one function that says what the noise is, from the noise model
+// (core/noise_estimate.h) where sigma-n is auto:
+//   - Variance per intensity: each opponent channel's own measured noise
+//     level function (the whole noise, every frequency), at the group's luma
+//     L. Near 0 and 255 clipping shrinks the noise (core/clipped_noise.h:
+//     mu the intensity whose clipped mean is L, assumed for every channel at
+//     once, the grey-world approximation the luma bins make); the measured
+//     opponent levels come from unclipped blocks only, so they are scaled by
+//     the share clipping leaves of the R, G and B noise mixed as the channel
+//     mixes them: Var(Y) = (vR + vG + vB) / 3, Var(C1) = (vR + vB) / 2,
+//     Var(C2) = (vR + 4 vG + vB) / 6 for noise independent between R, G
+//     and B, which is also the variance where a channel has no measure of
+//     its own (grey images read their one channel directly).
+//   - Spatial correlation: each channel's fitted spectrum (a mixture of
+//     white noise and Gaussian-blurred parts, core/noise_spectrum.h) gives
+//     the covariance of its 2^s x 2^s means, which is what scale s of this
+//     filter denoises (its 2 x 2 means of the scale above): the variance at
+//     scale s and the normalised autocovariance within a patch, so that
+//     demosaiced and JPEG'd noise keeps more of its variance on coarse
+//     scales than white noise's 4^-s, as the Noise Clinic measures per scale.
+// A number for sigma (or no estimate) is white noise of that sigma in every
+// channel.
+namespace {
+
+const ChannelNoise* measured_channel(const std::vector<ChannelNoise>& set, int c) {
+  return size_t(c) < set.size() && set[size_t(c)].valid ? &set[size_t(c)] : nullptr;
+}
+
+// The share of the variance clipping leaves at luma `level`, and the
+// variance without clipping, of the R, G and B noise mixed with weights w.
+struct RgbVariance {
+  double clipped = 0, unclipped = 0;
+};
+
+RgbVariance rgb_variance(const NoiseEstimate* estimate, double sigma, int channels, double level, const double* w) {
+  RgbVariance result;
+  const ClipLimits both{true, true};
+  for (int c = 0; c < channels; ++c) {
+    const ChannelNoise* measured = estimate ? measured_channel(estimate->channels, c) : nullptr;
+    double channel_sigma = measured ? std::max(measured->sigma_at(level), kNoiseFloor) : sigma;
+    if (!(channel_sigma > 0.0)) continue;
+    const Unclipped unclipped = unclip(level, channel_sigma, both);
+    if (measured) channel_sigma = std::max(measured->sigma_at(unclipped.mu), kNoiseFloor);
+    const double variance = channel_sigma * channel_sigma;
+    result.clipped += w[c] * std::max(unclipped.share, kMinClippedShare) * variance;
+    result.unclipped += w[c] * variance;
+  }
+  return result;
+}
+
+// Channel c's covariance of 2^scale x 2^scale means at offset (dx, dy),
+// per unit of its finest-scale variance.
+double scale_covariance(const NoiseSpectrum& spectrum, int scale, int dx, int dy) {
+  double sum = 0.0;
+  for (int j = 0; j < kSpectrumParts; ++j)
+    if (spectrum.shares[size_t(j)] > 0.0) sum += spectrum.shares[size_t(j)] * part_covariance(j, scale, dx, dy);
+  return sum;
+}
+
+}  // namespace
+
 NlbNoiseTable nlbayes_noise_table(const NoiseEstimate* estimate, double sigma, int channels, int scales) {
   NlbNoiseTable table{};
   table.knots = kKnotCount;
   table.white = true;
-  const ClipLimits both{true, true};
-  for (int k = 0; k < kKnotCount; ++k) {
-    const double level = kKnots[k];
-    double rgb[3] = {0.0, 0.0, 0.0};
-    for (int c = 0; c < channels; ++c) {
-      double channel_sigma = sigma;
-      const bool measured = estimate && size_t(c) < estimate->channels.size() && estimate->channels[size_t(c)].valid;
-      if (measured) channel_sigma = std::max(estimate->channels[size_t(c)].sigma_at(level), kNoiseFloor);
-      if (!(channel_sigma > 0.0)) {
-        rgb[c] = 0.0;
-        continue;
+  // Opponent mixing weights of R, G and B variances (grey: its channel).
+  const double weights[3][3] = {{1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.5, 0.0, 0.5}, {1.0 / 6, 4.0 / 6, 1.0 / 6}};
+  const double grey_weight[3] = {1.0, 0.0, 0.0};
+  for (int c = 0; c < 3; ++c) {
+    const double* w = channels == 3 ? weights[c] : grey_weight;
+    // The channel's own measure: an opponent channel, or the grey channel.
+    const ChannelNoise* own = nullptr;
+    if (estimate && c < channels) own = channels == 3 ? measured_channel(estimate->opponent, c) : measured_channel(estimate->channels, 0);
+    const NoiseSpectrum spectrum = own ? own->spectrum : NoiseSpectrum{};
+    float fine[kNlbNoiseKnots] = {};
+    if (c < channels)
+      for (int k = 0; k < kKnotCount; ++k) {
+        const double level = kKnots[k];
+        const RgbVariance rgb = rgb_variance(estimate, sigma, channels, level, w);
+        double variance = rgb.clipped;
+        if (own && channels == 3 && rgb.unclipped > 0.0) {
+          const double measured = std::max(own->sigma_at(level), kNoiseFloor);
+          variance = measured * measured * rgb.clipped / rgb.unclipped;
+        }
+        fine[k] = float(variance);
       }
-      const Unclipped unclipped = unclip(level, channel_sigma, both);
-      if (measured) channel_sigma = std::max(estimate->channels[size_t(c)].sigma_at(unclipped.mu), kNoiseFloor);
-      rgb[c] = std::max(unclipped.share, kMinClippedShare) * channel_sigma * channel_sigma;
-    }
-    double opponent[3] = {rgb[0], 0.0, 0.0};
-    if (channels == 3) {
-      opponent[0] = (rgb[0] + rgb[1] + rgb[2]) / 3.0;
-      opponent[1] = (rgb[0] + rgb[2]) / 2.0;
-      opponent[2] = (rgb[0] + 4.0 * rgb[1] + rgb[2]) / 6.0;
-    }
-    for (int scale = 0; scale < kNlbMaxScales; ++scale)
-      for (int c = 0; c < 3; ++c) {
-        NlbNoiseChannel& noise = table.channel[scale][c];
-        noise.intensity[k] = kKnots[k];
-        noise.variance[k] = scale < scales && c < channels ? float(opponent[c] / std::pow(4.0, scale)) : 0.0f;
-      }
-  }
-  for (int scale = 0; scale < kNlbMaxScales; ++scale)
-    for (int c = 0; c < 3; ++c) {
+    for (int scale = 0; scale < kNlbMaxScales; ++scale) {
       NlbNoiseChannel& noise = table.channel[scale][c];
-      std::fill(std::begin(noise.autocovariance), std::end(noise.autocovariance), 0.0f);
-      noise.autocovariance[(kNlbMaxPatch - 1) * kNlbCovarianceSide + kNlbMaxPatch - 1] = 1.0f;
+      const bool used = scale < scales && c < channels;
+      const double at_zero = scale_covariance(spectrum, scale, 0, 0);
+      for (int k = 0; k < kKnotCount; ++k) {
+        noise.intensity[k] = kKnots[k];
+        noise.variance[k] = used ? float(fine[k] * at_zero) : 0.0f;
+      }
+      for (int dy = 1 - kNlbMaxPatch; dy < kNlbMaxPatch; ++dy)
+        for (int dx = 1 - kNlbMaxPatch; dx < kNlbMaxPatch; ++dx) {
+          const bool centre = dx == 0 && dy == 0;
+          const float r = used ? float(scale_covariance(spectrum, scale, dx, dy) / at_zero) : centre ? 1.0f : 0.0f;
+          noise.autocovariance[(dy + kNlbMaxPatch - 1) * kNlbCovarianceSide + dx + kNlbMaxPatch - 1] = centre ? 1.0f : r;
+          if (!centre && std::fabs(r) > kWhiteCorrelation) table.white = false;
+        }
     }
+  }
   return table;
 }
 
