@@ -460,18 +460,37 @@ void measure_planes(std::vector<PlaneScales>& work, size_t first, size_t last, i
 
 // The opponent planes leave out a block where clipping takes more than a
 // quarter of the noise variance from any of its R, G and B (as those
-// planes' own blocks are left out), read from their measured noise.
+// planes' own blocks are left out), read from their measured noise, and
+// read the others through the share clipping leaves of the mixture: the
+// R, G and B shares weighted as each opponent channel mixes their
+// variances (Var(Y) = (vR + vG + vB) / 3, Var(C1) = (vR + vB) / 2,
+// Var(C2) = (vR + 4 vG + vB) / 6).
 void exclude_clipped(std::vector<PlaneScales>& work, const std::vector<ChannelNoise>& samples) {
+  constexpr double kMix[3][3] = {{1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.5, 0.0, 0.5}, {1.0 / 6, 4.0 / 6, 1.0 / 6}};
   for (int s = 0; s < kScales; ++s) {
     const size_t count = work[0][size_t(s)].grid.size();
     std::vector<bool> excluded(count, false);
-    for (size_t i = 0; i < count; ++i)
-      for (size_t c = 0; c < 3 && !excluded[i]; ++c) {
+    std::vector<std::vector<float>> shares(3, std::vector<float>(count, 1.0f));
+    for (size_t i = 0; i < count; ++i) {
+      double share[3], variance[3];
+      for (size_t c = 0; c < 3; ++c) {
         const double mean = work[c][size_t(s)].grid.blocks[i].mean;
-        const Unclipped unclipped = unclip(mean, samples[c].sigma_at(mean), work[c][0].limits);
-        excluded[i] = unclipped.share < kMinUnclippedShare;
+        const double sigma = samples[c].sigma_at(mean);
+        const Unclipped unclipped = unclip(mean, sigma, work[c][0].limits);
+        excluded[i] = excluded[i] || unclipped.share < kMinUnclippedShare;
+        share[c] = unclipped.share;
+        variance[c] = std::max(sigma * sigma, 1e-12);
       }
-    for (size_t p = 3; p < 6; ++p) work[p][size_t(s)].excluded = excluded;
+      for (size_t k = 0; k < 3; ++k) {
+        double left = 0, whole = 0;
+        for (size_t c = 0; c < 3; ++c) left += kMix[k][c] * variance[c] * share[c], whole += kMix[k][c] * variance[c];
+        shares[k][i] = float(left / whole);
+      }
+    }
+    for (size_t p = 3; p < 6; ++p) {
+      work[p][size_t(s)].excluded = excluded;
+      work[p][size_t(s)].shares = shares[p - 3];
+    }
   }
 }
 

@@ -16,7 +16,8 @@
 //     form of every rule), m in six steps around the rule, times the
 //     spatial scale (sigma-s; nlm's search and patch radii; the pyramid's
 //     sigma-s and coarse strength) in four
-//     steps; "grid-best" is the best of all 24 points, "best at defaults"
+//     steps (nlbayes: sigma-n as white noise of m x sigma, at its defaults
+//     and with two scales); "grid-best" is the best of all points, "best at defaults"
 //     the best m at the filter's default spatial scale.
 //
 // Usage: auto_quality OUT.csv IMAGE...   (8-bit grey or RGB)
@@ -174,6 +175,15 @@ std::vector<Subject> subjects() {
       s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-r", m * sigma); };
       list.push_back(s);
     }
+  if (edgewise::builtin_registry().find("nlbayes")) {
+    // The grid gives the noise as white noise of m x the true sigma (a
+    // number for sigma-n); auto gives the noise model (per channel,
+    // intensity and scale). Spatial steps: the defaults, two scales.
+    Subject s{"nlbayes", with_mode("nlbayes", nullptr), {0.6, 0.8, 1, 1.25, 1.5, 2}, {}, {}};
+    s.spatial = {[](FilterSpec&) {}, [](FilterSpec& spec) { set(spec, "scales", 2); }};
+    s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-n", m * sigma); };
+    list.push_back(s);
+  }
   {
     Subject s{"fourier per-channel", with_mode("fourier", nullptr), {1, 1.5, 2, 2.5, 3, 4}, {}, {}};
     s.spatial = sigma_s_steps(10, {1.5, 3, 6});
