@@ -422,9 +422,9 @@ TEST(QualityFixed, EveryFilterGainsOverTheNoisyInput) { expect_gains(false); }
 
 // docs/quality.md, "Automatic parameters": each filter at its defaults is
 // within 0.5 dB of the best of auto_quality's 24-point grid (the largest
-// shortfalls documented: 0.34 rgb, 0.47 per-channel, 0.37 lab, 0.33
-// adaptive, 0.26 nlm, 0.43 pyramid), the Fourier filter of the best at its
-// default sigma-s (0.48; its default scale is a choice, not a tuning).
+// shortfalls documented, 2026-11-28: 0.34 rgb, 0.45 per-channel, 0.37 lab,
+// 0.32 adaptive, 0.26 nlm, 0.32 pyramid), the Fourier filter of the best at
+// its default sigma-s (0.39; its default scale is a choice, not a tuning).
 // Margin 0.1 dB: the claim's 0.5 is checked at 0.6.
 TEST(QualityDefaults, WithinHalfADecibelOfTheGridBest) {
   constexpr double kClaim = 0.5, kMargin = 0.1;
@@ -508,12 +508,13 @@ TEST(QualityClaims, PyramidCoarseStrengthTwoRemovesColourBlotches) {
 
 // docs/quality.md, "Automatic parameters": the adaptive filter at its
 // defaults is another filter than the plain one (its sigma-r' follows each
-// area's own variance between 2 and 4 x the noise), and costs at most 0.4
+// area's own variance between 2 and 4 x the noise), and costs at most 0.5
 // dB against the plain filter at its defaults (documented: -0.34 to +0.02
-// dB on these cases, one run, 2026-11-28). Margin 0.1 dB; the pixels must
-// differ by more than 2 code values somewhere.
+// dB on white and Poisson-Gaussian noise, -0.48 to +0.02 on the camera
+// set, 2026-11-28). Margin 0.1 dB; the pixels must differ by more than 2
+// code values somewhere.
 TEST(QualityClaims, AdaptiveAtDefaultsDiffersAndStaysNearThePlainFilter) {
-  constexpr double kClaim = -0.4, kMargin = 0.1;
+  constexpr double kClaim = -0.5, kMargin = 0.1;
   for (const NoiseKind& k : noise_kinds())
     for (const char* name : kPhotos) {
       if (k.colour_only && std::string(name) == "camera.png") continue;

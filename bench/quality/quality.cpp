@@ -410,7 +410,17 @@ int main(int argc, char** argv) {
     const std::string file = std::string(argv[i]).substr(std::string(argv[i]).find_last_of('/') + 1);
     std::vector<NoiseCase> cases;
     if (camera) {
-      cases = camera_cases(clean, i - 2);
+      // The variant of the camera (matrix, white balance, demosaicer): the
+      // photo's index, as auto_quality and camera_noise take it, or the
+      // i-th of EDGEWISE_CAMERA_VARIANTS=0,2,... so that a photo run alone
+      // gets the noise it gets among others.
+      int variant = i - 2;
+      if (const char* list = std::getenv("EDGEWISE_CAMERA_VARIANTS")) {
+        std::string rest = list;
+        for (int k = 0; k < i - 2 && rest.find(',') != std::string::npos; ++k) rest = rest.substr(rest.find(',') + 1);
+        variant = std::atoi(rest.c_str());
+      }
+      cases = camera_cases(clean, variant);
     } else if (correlated) {
       cases = correlated_cases(clean);
     } else {
