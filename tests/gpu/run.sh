@@ -129,6 +129,11 @@ if has_step sanitizer; then
     sanitize "$tool" tests/gpu/test_cuda_pyramid 'CudaPyramidShort.*' "$LOGS/sanitizer-pyramid-$tool.log"
     # The dialog's preview path on the GPU (8-bit output packed on the device).
     sanitize "$tool" tests/test_preview 'PreviewCuda.*' "$LOGS/sanitizer-preview-$tool.log"
+    # Parts of images (the GEGL operation's path) on the GPU: tiles of every
+    # filter (the injected-failure test is left out: its failed launch is
+    # what memcheck reports).
+    sanitize "$tool" tests/gpu/test_cuda_region_job 'CudaRegionJob.TilesAssembleTheWholeImage' \
+      "$LOGS/sanitizer-region-$tool.log"
   done
 fi
 
