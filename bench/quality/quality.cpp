@@ -48,7 +48,7 @@
 // measured against the noise-free development; the grid's "noise sigma" is
 // the median over channels of the true noise RMS, BM3D ("bm3d") gets the
 // true RMS per channel and, as "bm3d psd", the true noise spectrum per
-// opponent channel (bm3d_peer.py --psd).
+// opponent channel (bm3d_peer.py --psd; with correlated noise too).
 // EDGEWISE_QUALITY_SAVE=DIR writes each case's noisy image and each
 // method's best result there as PNG.
 //
@@ -114,6 +114,7 @@ struct NoiseCase {
 
 // The case being run, for the peers that are told the truth about the noise.
 const NoiseCase* current_case = nullptr;
+bool noise_is_white = true;  // the run's noise (EDGEWISE_QUALITY_NOISE unset)
 std::string current_reference_file;  // the reference as a PNG (BGR), for bm3d psd
 
 // The camera pipeline's cases (camera_pipeline.h); `variant` picks the
@@ -363,7 +364,8 @@ int main(int argc, char** argv) {
     methods.push_back({"bm3d", 1.0, [interpreter](auto& n, double, double) { return bm3d_peer(interpreter, n, false); }});
     methods.back().once = true;
     methods.push_back({"bm3d psd", 1.0, [interpreter](auto& n, double, double) {
-                         return current_case->clean.empty() ? cv::Mat() : bm3d_peer(interpreter, n, true);
+                         // White noise's spectrum is its sigma: the PSD is for the other kinds.
+                         return noise_is_white ? cv::Mat() : bm3d_peer(interpreter, n, true);
                        }});
     methods.back().once = true;
   } else {
@@ -390,6 +392,7 @@ int main(int argc, char** argv) {
   const char* noise_kind = std::getenv("EDGEWISE_QUALITY_NOISE");
   const bool correlated = noise_kind && std::string(noise_kind) == "correlated";
   const bool camera = noise_kind && std::string(noise_kind) == "camera";
+  noise_is_white = !camera && !correlated;
   const char* save = std::getenv("EDGEWISE_QUALITY_SAVE");
   const std::string save_dir = save ? save : "";
 
