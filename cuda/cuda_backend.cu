@@ -266,6 +266,12 @@ class CudaBackend : public Backend {
     // Raw rows in and out, counted as floats (the widest samples).
     const size_t raw_row = size_t(plan.shape.width) * size_t(plan.shape.channels) * sizeof(float);
     budget.own = {2 * size_t(plan.reach) * raw_row, 2 * raw_row};
+    const DeviceKernelEntry* entry = find_device_kernel(plan.family);
+    if (entry && entry->own_cost) {
+      const BandCost kernel = entry->own_cost(plan);
+      budget.own.fixed += kernel.fixed;
+      budget.own.per_row += kernel.per_row;
+    }
     return budget;
   }
 

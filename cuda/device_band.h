@@ -62,6 +62,9 @@ struct DeviceKernelEntry {
   std::string (*unsupported)(const Plan& plan);  // "" when it can run the plan
   // Uploads what the kernels read (tables) before any band runs.
   std::unique_ptr<DeviceBandKernel> (*make)(const Plan& plan);
+  // Device memory the family's kernel takes per band beyond the plan's
+  // bands, in bytes (the budget counts it); null: none counted.
+  BandCost (*own_cost)(const Plan& plan) = nullptr;
 };
 const DeviceKernelEntry* find_device_kernel(const std::string& family);
 

@@ -39,6 +39,7 @@
 #include "clipped_noise.h"
 #include "executor.h"
 #include "nlbayes.h"
+#include "nlbayes_checks.h"
 #include "reference/nlbayes_reference.h"
 #include "test_support.h"
 
@@ -51,155 +52,7 @@ namespace {
 using namespace edgewise;
 using namespace edgewise_test;
 using edgewise_reference::NlBayesResult;
-
-constexpr double kTolerance = 2e-5;   // 0-1 scale
-constexpr double kBoundFactor = 4.0;  // times the reference's rounding bound
-// Of the colour samples over all comparisons of a test (step by step: the
-// end-to-end comparisons of several scales are extra): one near tie makes
-// its group's whole search window unstable, and a window covers much of a
-// small image, so single images vary from none to all; over a test,
-// measured 0.66 to 0.95.
-constexpr double kMinStable = 0.5;
-
-// The samples compared and the colour samples there were, over a test.
-struct Tally {
-  double compared = 0, samples = 0;
-  ~Tally() {
-    if (samples > 0) {
-      EXPECT_GE(compared / samples, kMinStable) << "samples compared over the test";
-    }
-  }
-};
-
-struct Check {
-  double max_abs = 0.0;                  // the largest |difference| - kBoundFactor x bound
-  double stable = 1.0;                   // share of colour samples compared
-  double p99 = 0.0;                      // the 99th percentile of the compared differences
-  double samples = 0;                    // colour samples
-  double difference = 0.0, bound = 0.0;  // at the worst sample
-  int x = 0, y = 0, c = 0;
-  double expected = 0.0, got = 0.0;
-  std::string describe() const {
-    return "largest |difference| - " + std::to_string(kBoundFactor) + " x rounding bound: " + std::to_string(max_abs) +
-           " (difference " + std::to_string(difference) + ", bound " + std::to_string(bound) +
-           ") at x=" + std::to_string(x) + " y=" + std::to_string(y) + " channel " + std::to_string(c) + " (expected " +
-           std::to_string(expected) + ", got " + std::to_string(got) + "); 99th percentile " + std::to_string(p99) +
-           "; stable share " + std::to_string(stable);
-  }
-};
-
-Check compare_stable(const NlBayesResult& expected, const FloatImage& got) {
-  Check check;
-  const int channels = got.shape().channels, width = got.shape().width;
-  const int colours = channels >= 3 ? 3 : 1;
-  size_t compared = 0, colour_samples = 0;
-  std::vector<double> differences;
-  for (size_t i = 0; i < got.pixels().size(); ++i) {
-    const int c = int(i % size_t(channels));
-    if (c < colours) ++colour_samples;
-    if (!expected.stable[i]) continue;
-    if (c < colours) ++compared;
-    const double d = std::fabs(expected.image.samples[i] - double(got.pixels()[i]));
-    differences.push_back(d);
-    // How far past what rounding explains: 0 within kTolerance + kBoundFactor x bound.
-    const double excess = d - kBoundFactor * expected.bound[i];
-    if (excess > check.max_abs || std::isnan(d)) {
-      check.max_abs = std::isnan(d) ? INFINITY : excess;
-      check.difference = d;
-      check.bound = expected.bound[i];
-      const size_t pixel = i / size_t(channels);
-      check.x = int(pixel % size_t(width));
-      check.y = int(pixel / size_t(width));
-      check.c = c;
-      check.expected = expected.image.samples[i];
-      check.got = got.pixels()[i];
-    }
-  }
-  check.stable = colour_samples ? double(compared) / double(colour_samples) : 1.0;
-  check.samples = double(colour_samples);
-  if (!differences.empty()) {
-    const size_t rank = differences.size() * 99 / 100;
-    std::nth_element(differences.begin(), differences.begin() + rank, differences.end());
-    check.p99 = differences[rank];
-  }
-  return check;
-}
-
-edgewise_reference::NlBayesStep reference_step(const NlbStep& step) {
-  edgewise_reference::NlBayesStep s;
-  s.patch = step.patch;
-  s.group = step.group;
-  s.group_max = step.group_max;
-  s.search_radius = step.search_radius;
-  s.step = step.step;
-  s.beta = step.beta;
-  s.tau = step.tau;
-  return s;
-}
-
-// The plan's values and noise table as the reference takes them: the
-// reference is the algorithm given a table (the table's own rules are
-// tested by NlBayesNoise below).
-edgewise_reference::NlBayesSettings reference_settings(const NlbPlan& plan) {
-  edgewise_reference::NlBayesSettings s;
-  s.first = reference_step(plan.params.first);
-  s.second = reference_step(plan.params.second);
-  s.strength = plan.params.strength;
-  s.flat_gamma_luma = plan.params.flat_gamma_luma;
-  s.flat_gamma_chroma = plan.params.flat_gamma_chroma;
-  s.scales = plan.params.scales;
-  s.steps = plan.params.steps;
-  for (int scale = 0; scale < plan.params.scales; ++scale) {
-    std::vector<edgewise_reference::NlBayesNoise> channels;
-    for (int c = 0; c < plan.params.channels; ++c) {
-      const NlbNoiseChannel& table = plan.noise.channel[scale][c];
-      edgewise_reference::NlBayesNoise noise;
-      noise.intensities.assign(table.intensity, table.intensity + plan.noise.knots);
-      noise.variances.assign(table.variance, table.variance + plan.noise.knots);
-      if (!plan.noise.white) {
-        noise.span = kNlbMaxPatch;
-        noise.autocovariance.assign(std::begin(table.autocovariance), std::end(table.autocovariance));
-      }
-      channels.push_back(noise);
-    }
-    s.noise.push_back(channels);
-  }
-  return s;
-}
-
-std::unique_ptr<NlbPlan> plan_of(const FilterSpec& spec, const ImageShape& shape,
-                                 const NoiseEstimate* noise = nullptr) {
-  PlanRequest request;
-  FilterSpec resolved = spec;
-  if (noise && needs_noise(spec)) {
-    resolved = resolve_noise(spec, *noise);
-    request.noise = noise;
-    request.noise_auto_flags = noise_auto_flags(spec);
-  }
-  std::unique_ptr<Plan> plan = make_plan(resolved, shape, request);
-  return std::unique_ptr<NlbPlan>(static_cast<NlbPlan*>(plan.release()));
-}
-
-std::string describe(const NlBayesParameters& n, const ImageShape& shape) {
-  return std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" + std::to_string(shape.channels) +
-         " sigma-n " + std::to_string(n.sigma_n) + " strength " + std::to_string(n.strength) + " patch " +
-         std::to_string(n.patch_size) + " group " + std::to_string(n.group_size) + " radius " +
-         std::to_string(n.search_radius) + " step " + std::to_string(n.reference_step) + " scales " +
-         std::to_string(n.scales);
-}
-
-// A plan run through the executor on the CPU backend (a plan a test changed).
-FloatImage run_plan(NlbPlan& plan, const FloatImage& image) {
-  FloatImage got(image.shape());
-  const ImageBuffer in{const_cast<float*>(image.pixels().data()), image.shape(), SampleType::f32, 0};
-  const ImageBuffer out{got.pixels().data(), image.shape(), SampleType::f32, 0};
-  BufferInput input(in, false);
-  BufferOutput output(out, false);
-  std::unique_ptr<Backend> cpu = find_backend(installed_backends(), "cpu")->make({});
-  plan.shape = image.shape();
-  execute(plan, *cpu, input, output, {}, {});
-  return got;
-}
+using namespace nlbayes_checks;
 
 // Within rounding where no near tie reached; counted in `tally` when given.
 void expect_close(const Check& check, Tally* tally) {
@@ -561,7 +414,7 @@ TEST(NlBayesSpec, ValidatorReachAndRow) {
 }
 
 // A device backend that has no kernel for a family says so (as the CUDA
-// backend does for this filter): auto then runs the job on the CPU, with a
+// backend does for this filter's groups too large for its shared memory): auto then runs the job on the CPU, with a
 // notice and no error; asking for that backend by name is an error.
 class FamilyLimitedBackend : public Backend {
  public:

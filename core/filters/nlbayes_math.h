@@ -124,33 +124,50 @@ EW_HD float nlb_covariance_scale(int members) { return members > 1 ? float(membe
 // included, and the noise term keeps rounding (the float mean of equal
 // clipped samples is not quite them) from being divided by a covariance of
 // rounding alone; it moves a gain 1 - v / lambda by at most 0.1 %. A pivot
-// rounding takes below the ridge is raised to it.
-EW_HD void nlb_cholesky(float* M, int dim, int stride, float noise_diagonal) {
+// rounding takes below the ridge is raised to it. Left-looking, one column
+// at a time: the GPU computes a column's entries below the pivot in
+// parallel (one thread per row) with the same two functions, so both
+// backends round every entry alike.
+EW_HD float nlb_cholesky_ridge(const float* M, int dim, int stride, float noise_diagonal) {
   float trace = 0.0f;
   for (int i = 0; i < dim; ++i) trace += M[i * stride + i];
-  const float ridge = 1e-5f * trace / float(dim) + 1e-3f * noise_diagonal + 1e-6f;
+  return 1e-5f * trace / float(dim) + 1e-3f * noise_diagonal + 1e-6f;
+}
+
+// Column j's pivot L[j][j] into row_j[j], from row_j's entries left of it.
+EW_HD float nlb_cholesky_pivot(float* row_j, int j, float ridge) {
+  float pivot = row_j[j] + ridge;
+  for (int k = 0; k < j; ++k) pivot -= row_j[k] * row_j[k];
+  pivot = sqrtf(pivot > ridge ? pivot : ridge);
+  row_j[j] = pivot;
+  return pivot;
+}
+
+// L[i][j] (i > j) into row_i[j], once column j's pivot (1 / pivot:
+// `inverse`) and columns left of j are done.
+EW_HD void nlb_cholesky_below(float* row_i, const float* row_j, int j, float inverse) {
+  float value = row_i[j];
+  for (int k = 0; k < j; ++k) value -= row_i[k] * row_j[k];
+  row_i[j] = value * inverse;
+}
+
+EW_HD void nlb_cholesky(float* M, int dim, int stride, float noise_diagonal) {
+  const float ridge = nlb_cholesky_ridge(M, dim, stride, noise_diagonal);
   for (int j = 0; j < dim; ++j) {
     float* row_j = M + j * stride;
-    float pivot = row_j[j] + ridge;
-    for (int k = 0; k < j; ++k) pivot -= row_j[k] * row_j[k];
-    pivot = sqrtf(pivot > ridge ? pivot : ridge);
-    row_j[j] = pivot;
-    const float inverse = 1.0f / pivot;
-    for (int i = j + 1; i < dim; ++i) {
-      float* row_i = M + i * stride;
-      float value = row_i[j];
-      for (int k = 0; k < j; ++k) value -= row_i[k] * row_j[k];
-      row_i[j] = value * inverse;
-    }
+    const float inverse = 1.0f / nlb_cholesky_pivot(row_j, j, ridge);
+    for (int i = j + 1; i < dim; ++i) nlb_cholesky_below(M + i * stride, row_j, j, inverse);
   }
 }
 
-// Solves L L^T x = b in place for x[0..dim) (b on entry): T is a float (one
-// member) or a vector of floats (a member per lane). Each substitution's
-// dot product is summed in four interleaved parts, so that consecutive
-// multiply-adds do not wait on each other.
-template <class T>
-EW_HD T nlb_dot(const float* row, int stride, const T* x, int first, int end) {
+// Solves L L^T x = b in place for x[0..dim) (b on entry): x is a pointer
+// to T, a float (one member) or a vector of floats (a member per lane), or
+// anything indexed like one (the GPU's member columns in shared memory).
+// Each substitution's dot product is summed in four interleaved parts, so
+// that consecutive multiply-adds do not wait on each other.
+template <class X>
+EW_HD auto nlb_dot(const float* row, int stride, const X& x, int first, int end) {
+  using T = decltype(x[0] + 0.0f);
   T part[4] = {T{} + 0.0f, T{} + 0.0f, T{} + 0.0f, T{} + 0.0f};
   int k = first;
   for (; k + 4 <= end; k += 4)
@@ -159,8 +176,8 @@ EW_HD T nlb_dot(const float* row, int stride, const T* x, int first, int end) {
   return (part[0] + part[1]) + (part[2] + part[3]);
 }
 
-template <class T>
-EW_HD void nlb_cholesky_solve(const float* L, int dim, int stride, T* x) {
+template <class X>
+EW_HD void nlb_cholesky_solve(const float* L, int dim, int stride, X x) {
   for (int i = 0; i < dim; ++i) {
     const float* row = L + i * stride;
     x[i] = (x[i] - nlb_dot(row, 1, x, 0, i)) * (1.0f / row[i]);

@@ -6,8 +6,8 @@
 # longer than a device call may run; the bundle is about 50 MB.
 #
 #   cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_CUDA=ON
-#   cmake --build build-dev --target test_cuda_backend test_cuda_nlm test_cuda_fourier test_cuda_pyramid \
-#       test_preview bench_cuda bench_nlm_cuda bench_fourier_cuda bench_pyramid_cuda bench_preview
+#   cmake --build build-dev --target test_cuda_backend test_cuda_nlm test_cuda_fourier test_cuda_pyramid test_cuda_nlbayes \
+#       test_preview bench_cuda bench_nlm_cuda bench_fourier_cuda bench_pyramid_cuda bench_nlbayes_cuda bench_preview
 #   tests/gpu/pack_bundle.sh build-dev
 # then, on the GPU machine, with BUILD/device carried along:
 #   PART=tests,sanitizer,bench tests/gpu/run_bundle.sh build-dev/device
@@ -20,8 +20,9 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/suite"
 for binary in tests/gpu/test_cuda_backend tests/gpu/test_cuda_nlm tests/gpu/test_cuda_fourier \
-              tests/gpu/test_cuda_pyramid tests/test_preview \
-              bench/bench_cuda bench/bench_nlm_cuda bench/bench_fourier_cuda bench/bench_pyramid_cuda bench/bench_preview \
+              tests/gpu/test_cuda_pyramid tests/gpu/test_cuda_nlbayes tests/test_preview \
+              bench/bench_cuda bench/bench_nlm_cuda bench/bench_fourier_cuda bench/bench_pyramid_cuda bench/bench_nlbayes_cuda \
+              bench/bench_preview \
               bench/bench_host_memory cli/edgewise; do
   [[ -z ${ONLY:-} || " $ONLY " == *" $(basename "$binary") "* ]] || continue
   [ -x "$build/$binary" ] || { echo "skipped (not built): $binary"; continue; }

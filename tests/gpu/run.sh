@@ -3,8 +3,9 @@
 # GIMP/GTK needed): build, GPU tests, compute-sanitizer, benchmark.
 # Logs go to $OUT when set (the device tool), else to build-gpu/logs.
 #
-# EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid;
-# also fourier-tests: test_cuda_fourier alone, fourier-sanitizer: memcheck and
+# EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid,nlbayes;
+# also nlbayes-all: test_cuda_nlbayes, memcheck and racecheck on its short set, its benchmark and ncu on
+# its group kernel (issue 27, in one call), fourier-tests: test_cuda_fourier alone, fourier-sanitizer: memcheck and
 # racecheck on its short set, half-sass: the moonshot's MUFU instructions, fourier-profile: ncu on the
 # Fourier kernels at sigma-s 2 and 16, half-weights: issue 17's moonshot,
 # sass: see below).
@@ -37,7 +38,7 @@ step() { echo "== $*"; }
 step "device"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$LOGS/device.txt"
 
-steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid}
+steps=${EDGEWISE_GPU_STEPS:-tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid,nlbayes}
 baseline=${EDGEWISE_GPU_BASELINE:-}
 compare=(${EDGEWISE_COMPARE_BENCH:-bench_cuda})
 has_step() { [[ ",$steps," == *",$1,"* ]]; }
@@ -80,6 +81,28 @@ if has_step fourier-tests; then
   "$gpu_build"/tests/gpu/test_cuda_fourier > "$LOGS/test-fourier.log" 2>&1 || status=1
   grep -E "^\[  (PASSED|FAILED|  SKIPPED|       OK) |Expected|Which is|max_abs|seed" "$LOGS/test-fourier.log" | head -40
   verdict test_cuda_fourier "$LOGS/test-fourier.log" "$gpu_build"/tests/gpu/test_cuda_fourier
+fi
+
+if has_step nlbayes-all; then
+  step "test_cuda_nlbayes"
+  "$gpu_build"/tests/gpu/test_cuda_nlbayes > "$LOGS/test-nlbayes.log" 2>&1 || status=1
+  grep -E "^\[  (PASSED|FAILED|  SKIPPED|       OK) |Expected|Which is|difference|percentile|seed|nlbayes GPU" "$LOGS/test-nlbayes.log" | head -60
+  verdict test_cuda_nlbayes "$LOGS/test-nlbayes.log" "$gpu_build"/tests/gpu/test_cuda_nlbayes
+  # The GPU fallback cases of the backend's tests (nlbayes on the GPU, large groups on the CPU).
+  "$gpu_build"/tests/gpu/test_cuda_backend --gtest_filter='GpuFallback.*' > "$LOGS/test-backend-fallback.log" 2>&1 || status=1
+  grep -E "^\[  (PASSED|FAILED|  SKIPPED) |Expected|Which is" "$LOGS/test-backend-fallback.log" | head -20
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool: CudaNlBayesShort"
+    sanitize "$tool" tests/gpu/test_cuda_nlbayes 'CudaNlBayesShort.*' "$LOGS/sanitizer-nlbayes-$tool.log"
+  done
+  step "benchmark: Non-Local Bayes"
+  "$gpu_build"/bench/bench_nlbayes_cuda 2>&1 | tee "$LOGS/bench-nlbayes.txt" || status=1
+  step "profile: nlbayes group kernels at 800x600 (ncu)"
+  ncu --kernel-name regex:nlbayes_group --launch-count 4 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    "$gpu_build"/bench/bench_nlbayes_cuda --kernel > "$LOGS/ncu-nlbayes.txt" 2>&1 || status=1
+  grep -E "nlbayes_group|Duration|Compute \(SM\)|Memory Throughput|Achieved Occupancy|Registers Per|Dynamic Shared|Warp Cycles Per Issued|Stall" \
+    "$LOGS/ncu-nlbayes.txt" | head -60
 fi
 
 if has_step fourier-profile; then
@@ -127,6 +150,7 @@ if has_step sanitizer; then
     sanitize "$tool" tests/gpu/test_cuda_nlm 'CudaNlmShort.*' "$LOGS/sanitizer-nlm-$tool.log"
     sanitize "$tool" tests/gpu/test_cuda_fourier 'CudaFourierShort.*' "$LOGS/sanitizer-fourier-$tool.log"
     sanitize "$tool" tests/gpu/test_cuda_pyramid 'CudaPyramidShort.*' "$LOGS/sanitizer-pyramid-$tool.log"
+    sanitize "$tool" tests/gpu/test_cuda_nlbayes 'CudaNlBayesShort.*' "$LOGS/sanitizer-nlbayes-$tool.log"
     # The dialog's preview path on the GPU (8-bit output packed on the device).
     sanitize "$tool" tests/test_preview 'PreviewCuda.*' "$LOGS/sanitizer-preview-$tool.log"
     # Parts of images (the GEGL operation's path) on the GPU: tiles of every
@@ -205,6 +229,11 @@ if [[ -n $baseline ]]; then
       "$binary" "${compare[@]:1}" 2>&1 | tee -a "$LOGS/compare-$side.txt" | grep -E "^(per-channel|rgb|lab) |end to end|^\| [0-9]" || status=1
     done
   done
+fi
+
+if has_step nlbayes; then
+  step "benchmark: Non-Local Bayes"
+  build-gpu/bench/bench_nlbayes_cuda 2>&1 | tee "$LOGS/bench-nlbayes.txt" || status=1
 fi
 
 if has_step preview; then

@@ -25,7 +25,7 @@ loader=("$B/ld-linux-x86-64.so.2" --library-path "$B")  # the bundle's own libra
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 status=0
 if [[ $part == *tests* ]]; then
-  for t in ${TESTS:-test_cuda_backend test_cuda_nlm test_preview test_cuda_fourier test_cuda_pyramid}; do
+  for t in ${TESTS:-test_cuda_backend test_cuda_nlm test_preview test_cuda_fourier test_cuda_pyramid test_cuda_nlbayes}; do
     [ -x "$B/$t" ] || { echo "FAIL $t: not in the bundle"; status=1; continue; }
     start=$(date +%s)
     timeout 400 "${loader[@]}" "$B/$t" --gtest_filter="${FILTER:-*}" >"$out/$t.log" 2>&1 || status=1
@@ -37,7 +37,8 @@ fi
 if [[ $part == *sanitizer* ]]; then
   for tool in memcheck racecheck; do
     for pair in ${SANITIZE:-test_cuda_backend:CudaBackendShort.* test_cuda_nlm:CudaNlmShort.* test_preview:PreviewCuda.* \
-                test_cuda_fourier:CudaFourierShort.* test_cuda_pyramid:CudaPyramidShort.*}; do
+                test_cuda_fourier:CudaFourierShort.* test_cuda_pyramid:CudaPyramidShort.* \
+                test_cuda_nlbayes:CudaNlBayesShort.*}; do
       t=${pair%%:*}
       [ -x "$B/$t" ] || { echo "FAIL $tool $t: not in the bundle"; status=1; continue; }
       timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "${loader[@]}" "$B/$t" \
@@ -48,7 +49,7 @@ if [[ $part == *sanitizer* ]]; then
   done
 fi
 if [[ $part == *bench* ]]; then
-  for b in ${BENCHES:-bench_host_memory bench_cuda bench_nlm_cuda bench_preview bench_fourier_cuda bench_pyramid_cuda}; do
+  for b in ${BENCHES:-bench_host_memory bench_cuda bench_nlm_cuda bench_preview bench_fourier_cuda bench_pyramid_cuda bench_nlbayes_cuda}; do
     [ -x "$B/$b" ] || { echo "FAIL $b: not in the bundle"; status=1; continue; }
     echo "== $b"
     # shellcheck disable=SC2086

@@ -200,27 +200,41 @@ TEST(GpuFallback, InjectedFailureRerunsOnCpu) {
   }
 }
 
-// A filter family the CUDA backend has no kernel for (nlbayes, issue 27's
-// CPU part): auto runs it on the CPU with a notice and no error; naming the
-// CUDA backend is an error that says why.
-TEST(GpuFallback, FilterWithoutCudaKernelRunsOnCpu) {
+// The collaborative denoiser has a CUDA kernel: auto runs it there with no
+// notice. A plan whose groups do not fit a block's shared memory (colour
+// patches of 7 px: both steps' patches, 294-member groups of 147 samples)
+// is a case the CUDA backend lacks: auto runs it on the CPU with a notice
+// and no error; naming the CUDA backend is an error that says why.
+TEST(GpuFallback, NlBayesRunsOnGpuAndLargeGroupsOnCpu) {
   REQUIRE_GPU();
   EW_SEEDED_RNG(rng);
   const FloatImage image = random_image(rng, {67, 45, 3});
   NlBayesParameters parameters;
   parameters.sigma_n = 12.0f;
+  {
+    const FilterSpec spec = nlbayes_spec(parameters);
+    RunOptions options;  // backend "auto"
+    std::vector<std::string> notices;
+    options.notice = [&](const std::string& message) { notices.push_back(message); };
+    FloatImage source = image, output(image.shape());
+    const RunReport report = run_filter(spec, image.shape(), source, output, options);
+    EXPECT_EQ(report.backend.rfind("cuda", 0), 0u) << report.backend;
+    EXPECT_TRUE(notices.empty()) << notices.front();
+  }
+  parameters.patch_size = 7;
   const FilterSpec spec = nlbayes_spec(parameters);
-  RunOptions options;  // backend "auto"
+  const FloatImage large = random_image(rng, {97, 83, 3});
+  RunOptions options;
   std::vector<std::string> notices;
   options.notice = [&](const std::string& message) { notices.push_back(message); };
-  FloatImage source = image, output(image.shape());
-  const RunReport report = run_filter(spec, image.shape(), source, output, options);
+  FloatImage source = large, output(large.shape());
+  const RunReport report = run_filter(spec, large.shape(), source, output, options);
   EXPECT_EQ(report.backend.rfind("cpu", 0), 0u) << report.backend;
   ASSERT_EQ(notices.size(), 1u);
-  EXPECT_NE(notices[0].find("no kernel for the nlbayes filters"), std::string::npos) << notices[0];
-  EXPECT_TRUE(bit_identical(run_cpu(spec, image), output));
+  EXPECT_NE(notices[0].find("shared memory per group"), std::string::npos) << notices[0];
+  EXPECT_TRUE(bit_identical(run_cpu(spec, large), output));
   options.backend = "cuda";
-  EXPECT_THROW(run_filter(spec, image.shape(), source, output, options), BackendError);
+  EXPECT_THROW(run_filter(spec, large.shape(), source, output, options), BackendError);
 }
 
 FilterSpec adaptive(const FilterSpec& spec) {
