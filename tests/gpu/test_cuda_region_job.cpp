@@ -57,6 +57,17 @@ TEST(CudaRegionJob, EveryFilterPartMatchesCpu) {
       for (int draw = 0; draw < 3; ++draw) {
         const FilterSpec spec = draw == 0 ? FilterSpec(*filter) : random_spec(rng, *filter);
         SCOPED_TRACE(describe(spec, shape));
+        // The collaborative filter's group search may break near ties
+        // differently on the GPU (test_cuda_nlbayes bounds the GPU against
+        // the CPU): its parts are held to the GPU's own whole image, which
+        // its fixed-point sums make exact.
+        const bool near_ties = std::string(spec.filter().name) == "nlbayes";
+        FloatImage gpu_whole;
+        if (near_ties) {
+          FloatImage probe = nan_image(shape);
+          if (!no_cuda_kernel(run_part(spec, image, {0, 0, 1, 1}, noise, "cuda", probe)))
+            gpu_whole = run_gpu(spec, image, size_t(1) << 30, &noise);
+        }
         for (const PixelRect& part : test_parts(rng, shape)) {
           SCOPED_TRACE(describe(part));
           FloatImage gpu = nan_image(shape), cpu = nan_image(shape);
@@ -67,9 +78,13 @@ TEST(CudaRegionJob, EveryFilterPartMatchesCpu) {
           }
           ASSERT_TRUE(outcome.filtered) << outcome.error;
           EXPECT_EQ(outcome.report.backend.rfind("cpu", 0), std::string::npos) << outcome.report.backend;
+          EXPECT_TRUE(untouched_outside(gpu, part));
+          if (near_ties) {
+            EXPECT_EQ(max_difference_in(gpu, gpu_whole, part), 0.0);
+            continue;
+          }
           ASSERT_TRUE(run_part(spec, image, part, noise, "cpu", cpu).filtered);
           EXPECT_LE(max_difference_in(gpu, cpu, part), kBackendTolerance);
-          EXPECT_TRUE(untouched_outside(gpu, part));
         }
       }
     }
