@@ -83,6 +83,13 @@ if has_step fourier-tests; then
   verdict test_cuda_fourier "$LOGS/test-fourier.log" "$gpu_build"/tests/gpu/test_cuda_fourier
 fi
 
+# compute-sanitizer on a test program's GPU tests, with the verdict on them.
+sanitize() {  # sanitize TOOL PROGRAM FILTER LOG
+  compute-sanitizer --tool "$1" --error-exitcode 9 "$gpu_build/$2" --gtest_filter="$3" > "$4" 2>&1 || status=1
+  tail -4 "$4"
+  verdict "$(basename "$2") under $1" "$4" "$gpu_build/$2"
+}
+
 if has_step nlbayes-all; then
   step "test_cuda_nlbayes"
   "$gpu_build"/tests/gpu/test_cuda_nlbayes > "$LOGS/test-nlbayes.log" 2>&1 || status=1
@@ -128,12 +135,6 @@ if has_step sass; then
     > "$LOGS/ncu-sass.csv" 2>&1 || status=1
 fi
 
-# compute-sanitizer on a test program's GPU tests, with the verdict on them.
-sanitize() {  # sanitize TOOL PROGRAM FILTER LOG
-  compute-sanitizer --tool "$1" --error-exitcode 9 "$gpu_build/$2" --gtest_filter="$3" > "$4" 2>&1 || status=1
-  tail -4 "$4"
-  verdict "$(basename "$2") under $1" "$4" "$gpu_build/$2"
-}
 
 # compute-sanitizer on the Fourier filter's short set alone (after a change there).
 if has_step fourier-sanitizer; then
