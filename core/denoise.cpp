@@ -16,6 +16,18 @@ const ParamGroup& denoise_group() {
   return group;
 }
 
+const FilterInfo& denoise_controls() {
+  static const FilterInfo info = [] {
+    FilterInfo row;
+    row.name = "denoise";
+    row.title = "Denoise";
+    row.summary = "the Denoise front end's own controls";
+    row.groups = {&denoise_group()};
+    return row;
+  }();
+  return info;
+}
+
 namespace {
 
 void scale_channel(ChannelNoise& channel, double factor) {
@@ -36,7 +48,8 @@ double channel_factor(const NoiseEstimate& noise, int c, double intensity, const
   for (int k = 0; measured && k < 3; ++k) measured = noise.opponent[size_t(k)].valid;
   if (measured) {
     for (int k = 0; k < 3; ++k) {
-      const double sigma = intensity < 0 ? noise.opponent[size_t(k)].sigma : noise.opponent[size_t(k)].sigma_at(intensity);
+      const double sigma =
+          intensity < 0 ? noise.opponent[size_t(k)].sigma : noise.opponent[size_t(k)].sigma_at(intensity);
       parts[k] = sigma * sigma;
     }
     if (parts[0] + parts[1] + parts[2] <= 0) parts[0] = parts[1] = parts[2] = 1;
@@ -193,8 +206,8 @@ double denoise_value(const DenoiseSettings& denoise, const std::string& flag) {
 }
 
 std::string format_denoise(const DenoiseSettings& denoise, const Registry& registry) {
-  std::string text = std::string("--") + kDenoisePrefix + "method " +
-                     (denoise.method ? denoise.method->name : "recommended");
+  std::string text =
+      std::string("--") + kDenoisePrefix + "method " + (denoise.method ? denoise.method->name : "recommended");
   for (const ParamInfo& info : denoise_group().params)
     text += std::string(" --") + kDenoisePrefix + info.cli_flag + " " +
             value_text(info, denoise_value(denoise, info.cli_flag));
@@ -228,7 +241,7 @@ std::vector<std::string> read_denoise(const std::string& text, DenoiseSettings& 
     const ParamInfo* info = denoise_param(name);
     char* end = nullptr;
     const double number = std::strtod(value.c_str(), &end);
-    const std::string error = !info                       ? "unknown option " + flag
+    const std::string error = !info                          ? "unknown option " + flag
                               : end == value.c_str() || *end ? "invalid " + name + " " + value + ": not a number"
                                                              : set_denoise_value(denoise, name, number);
     if (!error.empty()) problems.push_back(error);
@@ -276,8 +289,8 @@ DenoiseJob plan_denoise(const DenoiseSettings& denoise, const NoiseEstimate& mea
     job.reason = recommendation.reason;
   }
   if (!job.method) job.method = &registry.default_filter();
-  job.settings = &denoise.settings.spec.filter() == job.method ? denoise.settings
-                                                               : choose_filter(denoise.settings, *job.method);
+  job.settings =
+      &denoise.settings.spec.filter() == job.method ? denoise.settings : choose_filter(denoise.settings, *job.method);
   const bool apart = splits_luminance_colour(*job.method, colour_channels);
   job.noise = scaled_noise(measured, denoise.strength, apart ? denoise.luminance : 1.0, apart ? denoise.colour : 1.0);
   return job;

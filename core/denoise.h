@@ -20,6 +20,10 @@ namespace edgewise {
 
 // Strength, Luminance and Colour (core/denoise_params.def).
 const ParamGroup& denoise_group();
+// A row holding that group alone, in no registry and never run: a front end
+// keeps the three values in a FilterSpec of it, to show and check them as
+// it does a filter's (the dialog's rows).
+const FilterInfo& denoise_controls();
 
 // The estimate as a method should see it: every channel's noise (sigma,
 // noise level function, both readings per bin) times `strength`; the

@@ -1,11 +1,11 @@
 #include "filter_registry.h"
 
 #include <algorithm>
-
-#include "param_activity.h"
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "param_activity.h"
 
 namespace edgewise {
 

@@ -93,7 +93,8 @@ TEST(ScaledNoise, LuminanceAndColourApart) {
   EXPECT_NEAR(luma.opponent[0].sigma, 20.0, 1e-9);
   EXPECT_NEAR(luma.opponent[1].sigma, 10.0, 1e-9);
   EXPECT_NEAR(luma.opponent[2].sigma, 10.0, 1e-9);
-  for (const ChannelNoise& channel : luma.channels) EXPECT_NEAR(channel.sigma, 10.0 * std::sqrt(4.0 / 3 + 2.0 / 3), 1e-9);
+  for (const ChannelNoise& channel : luma.channels)
+    EXPECT_NEAR(channel.sigma, 10.0 * std::sqrt(4.0 / 3 + 2.0 / 3), 1e-9);
   const NoiseEstimate no_colour = edgewise::scaled_noise(white, 1, 1, 0);
   for (const ChannelNoise& channel : no_colour.channels) EXPECT_NEAR(channel.sigma, 10.0 / std::sqrt(3.0), 1e-9);
   EXPECT_NEAR(no_colour.opponent[1].sigma, 0.0, 1e-12);
@@ -107,8 +108,8 @@ TEST(ScaledNoise, LuminanceAndColourApart) {
       const double intensity = measured.channels[c].bins[b].intensity;
       double whole = 0, scaled = 0;
       for (int k = 0; k < 3; ++k) {
-        const double v = std::pow(measured.opponent[size_t(k)].sigma_at(intensity), 2) *
-                         edgewise::kOpponent[k][c] * edgewise::kOpponent[k][c];
+        const double v = std::pow(measured.opponent[size_t(k)].sigma_at(intensity), 2) * edgewise::kOpponent[k][c] *
+                         edgewise::kOpponent[k][c];
         whole += v;
         scaled += v * (k == 0 ? 1.0 : 0.25);
       }
@@ -213,8 +214,9 @@ TEST(DenoiseMethods, NumberedByTheRegistry) {
   EXPECT_EQ(edgewise::method_for_number(2, registry, method), "");
   EXPECT_EQ(method, &edgewise::nlm_filter());
   EXPECT_EQ(edgewise::method_number(&edgewise::pyramid_filter(), registry), 4);
-  const std::string expected = "invalid method 1: expected -1 (the one the noise model recommends for the image), "
-                               "0 (Edge-aware, the bilateral filter), 2 (Non-local means, the nlm filter), ";
+  const std::string expected =
+      "invalid method 1: expected -1 (the one the noise model recommends for the image), "
+      "0 (Edge-aware, the bilateral filter), 2 (Non-local means, the nlm filter), ";
   EXPECT_EQ(edgewise::method_for_number(1, registry, method).rfind(expected, 0), 0u);
   EXPECT_NE(edgewise::method_for_number(99, registry, method), "");
   EXPECT_NE(edgewise::method_for_number(0.5, registry, method), "");
@@ -285,8 +287,8 @@ TEST(ParamActivity, FromTheDefLists) {
   EXPECT_EQ(edgewise::inactive_reason(pyramid, luma, 1), "");
   EXPECT_EQ(edgewise::inactive_reason(pyramid, chroma, 1), "a grey image has no colour for it to act on");
 
-  edgewise::FilterSpec nlm = edgewise::resolve_noise(edgewise::FilterSpec(edgewise::nlm_filter()),
-                                                     edgewise::white_noise_estimate(5, 3));
+  edgewise::FilterSpec nlm =
+      edgewise::resolve_noise(edgewise::FilterSpec(edgewise::nlm_filter()), edgewise::white_noise_estimate(5, 3));
   const edgewise::ParamInfo& kernel = *nlm.filter().find_param("kernel");
   EXPECT_EQ(edgewise::inactive_reason(nlm, kernel, 3), "no effect while Range sigma is off");
   ASSERT_EQ(edgewise::set_param(nlm, "sigma-r", 30.0), "");
