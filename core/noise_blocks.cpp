@@ -126,6 +126,18 @@ bool neighbours_flat(const BlockStats* block, const BlockGrid& grid, double thre
   return 2 * flat >= present;
 }
 
+// A block's share of its noise variance left by clipping and the
+// intensity it stands for: the clip model's for a plane of samples, the
+// given shares (PlaneWork::shares) for a plane of mixtures.
+Unclipped unclipped_block(const BlockStats& block, double sigma, const ClipLimits& limits,
+                          const std::vector<float>& shares, const BlockGrid& grid) {
+  if (shares.empty()) return unclip(block.mean, sigma, limits);
+  Unclipped mixed;
+  mixed.mu = block.mean;
+  mixed.share = shares[size_t(&block - grid.blocks.data())];
+  return mixed;
+}
+
 // Liu et al.'s iteration on a set of candidate blocks: keep the blocks
 // whose texture strength noise of the current level explains, measure
 // them, repeat until the level settles.
@@ -142,7 +154,7 @@ bool neighbours_flat(const BlockStats* block, const BlockGrid& grid, double thre
 // where fewer than `min_blocks` blocks are that flat (texture everywhere)
 // is left unmeasured rather than read as noise.
 LevelResult iterate_level(const std::vector<const BlockStats*>& candidates, const ClipLimits& limits,
-                          const BlockGrid& grid, int min_blocks) {
+                          const std::vector<float>& shares, const BlockGrid& grid, int min_blocks) {
   const GradientLaw& law = gradient_law();
   const double quantile = law.quantile(kCalibrationZ);
   std::vector<float> start;
@@ -162,7 +174,7 @@ LevelResult iterate_level(const std::vector<const BlockStats*>& candidates, cons
     double detail_sum = 0, strength_sum = 0, share_sum = 0, intensity_sum = 0;
     int kept = 0;
     for (const BlockStats* block : candidates) {
-      const Unclipped unclipped = unclip(block->mean, sigma, limits);
+      const Unclipped unclipped = unclipped_block(*block, sigma, limits, shares, grid);
       if (unclipped.share < kMinUnclippedShare) continue;
       const double threshold = quantile * unclipped.share * level;
       if (block->gradient > threshold) continue;
@@ -196,7 +208,8 @@ LevelResult iterate_level(const std::vector<const BlockStats*>& candidates, cons
 // among it. A bin where no blocks are as flat as that ratio says noise is
 // (texture everywhere) is left unmeasured rather than read as noise.
 LevelResult iterate_predicted_level(const std::vector<const BlockStats*>& candidates, const ClipLimits& limits,
-                                    double correlation, const BlockGrid& grid, int min_blocks) {
+                                    const std::vector<float>& shares, double correlation, const BlockGrid& grid,
+                                    int min_blocks) {
   const GradientLaw& law = gradient_law();
   const double quantile = law.quantile(kBinZ);
   std::vector<float> start;
@@ -211,7 +224,7 @@ LevelResult iterate_predicted_level(const std::vector<const BlockStats*>& candid
     double detail_sum = 0, strength_sum = 0, share_sum = 0, intensity_sum = 0;
     int kept = 0;
     for (const BlockStats* block : candidates) {
-      const Unclipped unclipped = unclip(block->mean, sigma, limits);
+      const Unclipped unclipped = unclipped_block(*block, sigma, limits, shares, grid);
       if (unclipped.share < kMinUnclippedShare) continue;
       const double threshold = quantile * unclipped.share * strength_level;
       if (block->gradient > threshold) continue;
@@ -303,7 +316,7 @@ void PlaneWork::calibrate(int max_bins) {
   std::sort(candidates.begin(), candidates.end(),
             [](const BlockStats* a, const BlockStats* b) { return a->mean < b->mean; });
   // The level over the whole plane, all intensities at once.
-  calibration = iterate_level(candidates, limits, grid, min_blocks);
+  calibration = iterate_level(candidates, limits, shares, grid, min_blocks);
   if (calibration.valid)
     bins.resize(std::clamp<size_t>(candidates.size() / size_t(kCandidatesPerBin * grid.overlap()), 1,
                                    size_t(std::max(max_bins, 1))));
@@ -321,8 +334,8 @@ double PlaneWork::correlation() const {
 
 void PlaneWork::measure_bin(size_t b) {
   bins[b] = correlation() < kSelfCalibratedRatio
-                ? iterate_predicted_level(bin_candidates(b), limits, correlation(), grid, min_blocks)
-                : iterate_level(bin_candidates(b), limits, grid, min_blocks);
+                ? iterate_predicted_level(bin_candidates(b), limits, shares, correlation(), grid, min_blocks)
+                : iterate_level(bin_candidates(b), limits, shares, grid, min_blocks);
 }
 
 double expected_strength(double (*covariance)(int dx, int dy, const void* context), const void* context) {

@@ -93,6 +93,12 @@ struct PlaneWork {
   int min_blocks = 16;
   // Blocks to leave out, by index in grid (empty: none).
   std::vector<bool> excluded;
+  // For a plane without the clip model (the opponent planes): the share of
+  // each block's noise variance that clipping of its samples leaves, by
+  // index in grid, from the sample planes' noise (empty: 1 everywhere).
+  // The level divides by it as the clip model's planes divide by theirs,
+  // so that strong noise near 0 and 255 is not read low.
+  std::vector<float> shares;
   std::vector<const BlockStats*> candidates;  // opaque blocks, increasing intensity
   ClipLimits limits;                          // the limits the plane reaches
   LevelResult calibration;

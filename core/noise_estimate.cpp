@@ -302,7 +302,9 @@ NoiseScaleReading scale_reading(int scale, const PlaneWork& work, const std::vec
 // give), and it and the coarser ones are left out. With the finest scale
 // alone the noise is white, at Immerkaer's reading (the texture strength,
 // a lower band, is the first to hold shading).
-std::array<double, kSpectrumParts> fit_scales(std::vector<SpectrumEquation> equations, const std::vector<int>& scale_of) {
+std::array<double, kSpectrumParts> fit_scales(std::vector<SpectrumEquation> equations, const std::vector<int>& scale_of,
+                                              bool& finest_only) {
+  finest_only = false;
   int coarsest = scale_of.empty() ? 0 : scale_of.back();
   for (; coarsest > 0; --coarsest) {
     std::vector<SpectrumEquation> used;
@@ -323,13 +325,15 @@ std::array<double, kSpectrumParts> fit_scales(std::vector<SpectrumEquation> equa
   }
   std::array<double, kSpectrumParts> white{};
   if (!equations.empty()) white[0] = equations[0].measured;  // Immerkaer's reading at the finest scale
+  finest_only = true;
   return white;
 }
 
 // The plane's channel: its finest scale's noise level function (both
 // measures), every scale's measures relative to it, the spectrum that
 // explains them, and from it the whole noise at each intensity.
-ChannelNoise channel_of(const PlaneSpec& spec, const std::array<PlaneWork, kScales>& scales) {
+ChannelNoise channel_of(const PlaneSpec& spec, const std::array<PlaneWork, kScales>& scales,
+                        const NoiseSpectrum* borrowed = nullptr, bool* fell_back = nullptr) {
   ChannelNoise channel;
   channel.name = spec.name;
   const PlaneWork& finest = scales[0];
@@ -373,7 +377,21 @@ ChannelNoise channel_of(const PlaneSpec& spec, const std::array<PlaneWork, kScal
       equation_scale.push_back(s);
     }
   }
-  std::array<double, kSpectrumParts> parts = fit_scales(equations, equation_scale);
+  bool finest_only = false;
+  std::array<double, kSpectrumParts> parts = fit_scales(equations, equation_scale, finest_only);
+  if (fell_back) *fell_back = finest_only;
+  // A plane whose coarser scales hold texture (the luma of a textured
+  // photo, the red of a red garment: its flattest 2x2 and 4x4 blocks are
+  // shading) keeps only its finest scale, where correlated noise shows a
+  // fraction of itself to Immerkaer's kernel (a quarter of it for
+  // demosaiced noise). The same pipeline made every channel's noise, so it
+  // takes the spectrum the other channels measured (`borrowed`) and the
+  // amount that spectrum gives its finest reading.
+  if (finest_only && borrowed && borrowed->shares[0] < 1.0 && !equations.empty()) {
+    double per_unit = 0;
+    for (int j = 0; j < kSpectrumParts; ++j) per_unit += borrowed->shares[size_t(j)] * equations[0].per_part[size_t(j)];
+    for (int j = 0; j < kSpectrumParts; ++j) parts[size_t(j)] = borrowed->shares[size_t(j)] * equations[0].measured / per_unit;
+  }
   // Noise that is white at the finest scale (its texture strength per unit
   // of Immerkaer's reading near 1) is taken as white: there the coarser
   // scales' flattest blocks carry more of the image's shading than of
@@ -412,6 +430,17 @@ ChannelNoise channel_of(const PlaneSpec& spec, const std::array<PlaneWork, kScal
   return channel;
 }
 
+// The R, G and B channels' spectra averaged by their variances: the
+// spectrum of their mixtures for noise independent between channels.
+NoiseSpectrum mean_spectrum(const std::vector<ChannelNoise>& channels) {
+  std::array<double, kSpectrumParts> variances{};
+  for (const ChannelNoise& channel : channels)
+    if (channel.valid)
+      for (int j = 0; j < kSpectrumParts; ++j)
+        variances[size_t(j)] += channel.sigma * channel.sigma * channel.spectrum.shares[size_t(j)];
+  return spectrum_of(variances);
+}
+
 using PlaneScales = std::array<PlaneWork, kScales>;
 
 // Calibration and bins of planes [first, last) at every scale, the tasks
@@ -431,18 +460,37 @@ void measure_planes(std::vector<PlaneScales>& work, size_t first, size_t last, i
 
 // The opponent planes leave out a block where clipping takes more than a
 // quarter of the noise variance from any of its R, G and B (as those
-// planes' own blocks are left out), read from their measured noise.
+// planes' own blocks are left out), read from their measured noise, and
+// read the others through the share clipping leaves of the mixture: the
+// R, G and B shares weighted as each opponent channel mixes their
+// variances (Var(Y) = (vR + vG + vB) / 3, Var(C1) = (vR + vB) / 2,
+// Var(C2) = (vR + 4 vG + vB) / 6).
 void exclude_clipped(std::vector<PlaneScales>& work, const std::vector<ChannelNoise>& samples) {
+  constexpr double kMix[3][3] = {{1.0 / 3, 1.0 / 3, 1.0 / 3}, {0.5, 0.0, 0.5}, {1.0 / 6, 4.0 / 6, 1.0 / 6}};
   for (int s = 0; s < kScales; ++s) {
     const size_t count = work[0][size_t(s)].grid.size();
     std::vector<bool> excluded(count, false);
-    for (size_t i = 0; i < count; ++i)
-      for (size_t c = 0; c < 3 && !excluded[i]; ++c) {
+    std::vector<std::vector<float>> shares(3, std::vector<float>(count, 1.0f));
+    for (size_t i = 0; i < count; ++i) {
+      double share[3], variance[3];
+      for (size_t c = 0; c < 3; ++c) {
         const double mean = work[c][size_t(s)].grid.blocks[i].mean;
-        const Unclipped unclipped = unclip(mean, samples[c].sigma_at(mean), work[c][0].limits);
-        excluded[i] = unclipped.share < kMinUnclippedShare;
+        const double sigma = samples[c].sigma_at(mean);
+        const Unclipped unclipped = unclip(mean, sigma, work[c][0].limits);
+        excluded[i] = excluded[i] || unclipped.share < kMinUnclippedShare;
+        share[c] = unclipped.share;
+        variance[c] = std::max(sigma * sigma, 1e-12);
       }
-    for (size_t p = 3; p < 6; ++p) work[p][size_t(s)].excluded = excluded;
+      for (size_t k = 0; k < 3; ++k) {
+        double left = 0, whole = 0;
+        for (size_t c = 0; c < 3; ++c) left += kMix[k][c] * variance[c] * share[c], whole += kMix[k][c] * variance[c];
+        shares[k][i] = float(left / whole);
+      }
+    }
+    for (size_t p = 3; p < 6; ++p) {
+      work[p][size_t(s)].excluded = excluded;
+      work[p][size_t(s)].shares = shares[p - 3];
+    }
   }
 }
 
@@ -529,11 +577,25 @@ NoiseEstimate estimate(const ImageShape& shape, const NoiseEstimateOptions& opti
 
   NoiseEstimate result;
   measure_planes(work, 0, colour ? 3 : 1, options.bins, threads);
-  for (size_t p = 0; p < (colour ? 3u : 1u); ++p) result.channels.push_back(channel_of(specs[p], work[p]));
+  std::vector<bool> finest_only(3, false);
+  for (size_t p = 0; p < (colour ? 3u : 1u); ++p) {
+    bool fell_back = false;
+    result.channels.push_back(channel_of(specs[p], work[p], nullptr, &fell_back));
+    finest_only[p] = fell_back;
+  }
+  if (colour) {
+    std::vector<ChannelNoise> fitted;
+    for (size_t p = 0; p < 3; ++p)
+      if (!finest_only[p]) fitted.push_back(result.channels[p]);
+    const NoiseSpectrum others = mean_spectrum(fitted);
+    for (size_t p = 0; p < 3; ++p)
+      if (finest_only[p] && !fitted.empty()) result.channels[p] = channel_of(specs[p], work[p], &others);
+  }
   if (colour) {
     exclude_clipped(work, result.channels);
     measure_planes(work, 3, 6, options.bins, threads);
-    for (size_t p = 3; p < 6; ++p) result.opponent.push_back(channel_of(specs[p], work[p]));
+    const NoiseSpectrum rgb = mean_spectrum(result.channels);
+    for (size_t p = 3; p < 6; ++p) result.opponent.push_back(channel_of(specs[p], work[p], &rgb));
   }
   if (std::none_of(result.channels.begin(), result.channels.end(), [](const ChannelNoise& c) { return c.valid; })) {
     result.fallback = true;

@@ -161,6 +161,17 @@ std::vector<double> non_negative_least_squares(const std::vector<std::vector<dou
 
 }  // namespace
 
+double part_bilinear(int part, const std::vector<double>& u, const std::vector<double>& v) {
+  if (part < 0 || part >= kSpectrumParts) throw std::out_of_range("part_bilinear: part out of range");
+  const PartCorrelation& c = parts()[size_t(part)];
+  double sum = 0;
+  for (size_t m = 0; m < u.size(); ++m) {
+    if (u[m] == 0) continue;
+    for (size_t n = 0; n < v.size(); ++n) sum += u[m] * v[n] * c.at(int(m) - int(n));
+  }
+  return sum;
+}
+
 double spectrum_part_reading(int part, int scale) {
   if (part < 0 || part >= kSpectrumParts || scale < 0 || scale >= kSpectrumScales)
     throw std::out_of_range("spectrum_part_reading: part or scale out of range");
@@ -215,7 +226,9 @@ NoiseSpectrum spectrum_of(const std::array<double, kSpectrumParts>& variances) {
 }
 
 double part_covariance(int part, int scale, int dx, int dy) {
-  if (part < 0 || part >= kSpectrumParts || scale < 0 || scale >= kSpectrumScales)
+  // Any scale: the filters that denoise coarser scales than the estimator
+  // reads ask for them (nlbayes' scales).
+  if (part < 0 || part >= kSpectrumParts || scale < 0 || scale > 8)
     throw std::out_of_range("part_covariance: part or scale out of range");
   const PartCorrelation& c = parts()[size_t(part)];
   const int step = 1 << scale;

@@ -80,6 +80,12 @@ NoiseSpectrum spectrum_of(const std::array<double, kSpectrumParts>& variances);
 // the finest scale (4^-scale at 0, 0 for white noise).
 double part_covariance(int part, int scale, int dx, int dy);
 
+// sum_{m,n} u(m) v(n) c_j(m - n) for part j's normalised 1-D
+// autocorrelation c_j (taps indexed from 0 on one grid): the covariance of
+// two 1-D filters' outputs on that part's noise, per unit of its variance.
+// The parts are separable, so a 2-D filter's variance is a product of two.
+double part_bilinear(int part, const std::vector<double>& u, const std::vector<double>& v);
+
 // The reading at scale s of part j, per unit of its variance (exact).
 double spectrum_part_reading(int part, int scale);
 

@@ -5,6 +5,7 @@
 #include "bilateral_cpu.h"
 #include "color_rows.h"
 #include "cpu_sample_rows.h"
+#include "nlbayes_cpu.h"
 #include "nlm_cpu.h"
 
 namespace edgewise::cpu {
@@ -73,6 +74,17 @@ NlmTileFunction select_nlm_tile_function(const NlmParams& params) {
       return avx2::select_nlm(params);
     default:
       return generic::select_nlm(params);
+  }
+}
+
+NlbRowFunction select_nlbayes_row_function() {
+  switch (detect()) {
+    case Isa::avx512:
+      return avx512::select_nlbayes();
+    case Isa::avx2:
+      return avx2::select_nlbayes();
+    default:
+      return generic::select_nlbayes();
   }
 }
 

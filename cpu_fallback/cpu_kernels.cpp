@@ -2,6 +2,7 @@
 
 #include "bilateral_cpu.h"
 #include "fourier_cpu.h"
+#include "nlbayes_cpu.h"
 #include "nlm_cpu.h"
 #include "pyramid_cpu.h"
 
@@ -14,6 +15,7 @@ const KernelEntry kKernels[] = {
     {"nlm", nlm_own_cost, make_nlm_kernel, nullptr},
     {"fourier", fourier_own_cost, make_fourier_kernel, nullptr},
     {"pyramid", pyramid_own_cost, nullptr, make_pyramid_kernel},
+    {"nlbayes", nlbayes_own_cost, make_nlbayes_kernel, nullptr, kNlbBandBytes},
 };
 
 }  // namespace

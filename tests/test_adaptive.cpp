@@ -114,7 +114,8 @@ TEST(AdaptiveSpec, ValidatorNamesTheParameter) {
   Settings settings;
   EXPECT_EQ(apply_argument(settings, "filter", "adaptive"), "");
   EXPECT_EQ(&settings.spec.filter(), &adaptive_filter());
-  EXPECT_NE(apply_argument(settings, "filter", "median").find("expected bilateral, adaptive, nlm, fourier or pyramid"),
+  EXPECT_NE(apply_argument(settings, "filter", "median")
+                .find("expected bilateral, adaptive, nlm, fourier, pyramid or nlbayes"),
             std::string::npos);
 }
 

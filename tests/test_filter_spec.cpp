@@ -17,6 +17,7 @@
 #include "filter_registry.h"
 #include "filter_spec.h"
 #include "fourier.h"
+#include "nlbayes.h"
 #include "nlm.h"
 #include "pyramid.h"
 
@@ -100,11 +101,13 @@ TEST(FilterSpec, TablesMatchTheTypedDefaults) {
   const FilterSpec nlm_structs = edgewise::nlm_spec(edgewise::NlmParameters{});
   const FilterSpec fourier_structs = edgewise::fourier_spec(edgewise::FourierParameters{});
   const FilterSpec pyramid_structs = edgewise::pyramid_spec(edgewise::PyramidParameters{});
+  const FilterSpec nlbayes_structs = edgewise::nlbayes_spec(edgewise::NlBayesParameters{});
   for_each_param([&](const FilterInfo& filter, const ParamInfo& info) {
     const FilterSpec defaults(filter);
     const FilterSpec& from_structs = &filter == &edgewise::nlm_filter()       ? nlm_structs
                                      : &filter == &edgewise::fourier_filter() ? fourier_structs
                                      : &filter == &edgewise::pyramid_filter() ? pyramid_structs
+                                     : &filter == &edgewise::nlbayes_filter() ? nlbayes_structs
                                                                               : bilateral_structs;
     EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), double(float(info.default_value)));
     // A parameter that takes auto defaults to it; its typed struct starts
@@ -343,7 +346,7 @@ TEST(FilterSpec, WithFilterKeepsSharedValues) {
   EXPECT_EQ(&adaptive.filter(), &edgewise::adaptive_filter());
   EXPECT_EQ(adaptive.get("sigma-s"), 4.5);
   EXPECT_EQ(adaptive.get("mode"), double(ColorMode::lab));
-  EXPECT_EQ(adaptive.get("adapt-k"), double(float(0.5)));
+  EXPECT_EQ(adaptive.get("adapt-k"), double(float(1.25)));  // its own default
   EXPECT_EQ(edgewise::with_filter(adaptive, edgewise::bilateral_filter()).values(), bilateral.values());
 }
 

@@ -195,8 +195,14 @@ TEST(PreviewSettings, TextRoundTripsEveryEnumAndAwkwardFloats) {
         for (const char* backend : kBackends) {
           Settings settings = default_settings(*filter);
           settings.backend = backend;
-          ASSERT_EQ(set_param(settings.spec, "mode", double(mode)), "");
-          ASSERT_EQ(set_param(settings.spec, "kernel", double(kernel)), "");
+          // A filter without colour modes and range kernels (nlbayes) runs once.
+          if (!settings.spec.has("mode") && (mode != kModes[0] || kernel != kKernels[0])) continue;
+          if (settings.spec.has("mode")) {
+            ASSERT_EQ(set_param(settings.spec, "mode", double(mode)), "");
+          }
+          if (settings.spec.has("kernel")) {
+            ASSERT_EQ(set_param(settings.spec, "kernel", double(kernel)), "");
+          }
           // A mode the filter's own check refuses (the fourier filter's rgb).
           if (!validate(settings.spec).empty()) continue;
           for (const ParamInfo* param : filter->params()) {

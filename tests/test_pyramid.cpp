@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "lab_pixel.h"
@@ -230,6 +231,84 @@ TEST(PyramidCpu, LabStrengthsKeepTheOtherChannels) {
       }
     EXPECT_LE(kept, 0.01) << describe(p, shape);
     EXPECT_GE(moved, 1.0) << describe(p, shape);
+  }
+}
+
+
+// The automatic sigma-r follows the measured noise of every level: white
+// noise gives the white-noise gains (the rule the filter had), correlated
+// noise more on the coarse levels, and in lab mode the colour passes their
+// own strength from the chroma channels.
+std::unique_ptr<PyramidPlan> auto_plan(const FilterSpec& automatic, const NoiseEstimate& noise) {
+  const ImageShape shape{256, 256, 3};
+  PlanRequest request;
+  request.noise = &noise;
+  request.noise_auto_flags = noise_auto_flags(automatic);
+  std::unique_ptr<Plan> plan = make_plan(resolve_noise(automatic, noise), shape, request);
+  return std::unique_ptr<PyramidPlan>(static_cast<PyramidPlan*>(plan.release()));
+}
+
+// Range coefficients grow as 1 / sigma-r^2: the level's sigma-r over level 0's.
+double relative_sigma(const PyramidPlan& plan, int level, int pass = 0) {
+  return std::sqrt(plan.passes[0][size_t(pass)].bilateral.params.range_coefficient /
+                   plan.passes[size_t(level)][size_t(pass)].bilateral.params.range_coefficient);
+}
+
+TEST(PyramidAuto, WhiteNoiseKeepsTheWhiteNoiseGains) {
+  const FilterSpec automatic(pyramid_filter());
+  ASSERT_TRUE(needs_noise(automatic));
+  const NoiseEstimate white = white_noise_estimate(10.0, 3);
+  const std::unique_ptr<PyramidPlan> plan = auto_plan(automatic, white);
+  const std::unique_ptr<Plan> rule = make_plan(resolve_noise(automatic, white), {256, 256, 3});
+  const auto& by_rule = static_cast<const PyramidPlan&>(*rule);
+  ASSERT_EQ(plan->levels, by_rule.levels);
+  for (int k = 0; k < plan->levels; ++k)
+    EXPECT_NEAR(plan->passes[size_t(k)][0].bilateral.params.range_coefficient,
+                by_rule.passes[size_t(k)][0].bilateral.params.range_coefficient,
+                1e-5 * by_rule.passes[size_t(k)][0].bilateral.params.range_coefficient)
+        << "level " << k;
+}
+
+TEST(PyramidAuto, CorrelatedNoiseIsFilteredMoreOnCoarseLevels) {
+  const FilterSpec automatic(pyramid_filter());
+  NoiseEstimate correlated = white_noise_estimate(10.0, 3);
+  for (auto* set : {&correlated.channels, &correlated.opponent})
+    for (ChannelNoise& channel : *set) channel.spectrum.shares = {0.0, 0.0, 1.0};  // blurred by 1.2 px
+  const std::unique_ptr<PyramidPlan> white = auto_plan(automatic, white_noise_estimate(10.0, 3));
+  const std::unique_ptr<PyramidPlan> blurred = auto_plan(automatic, correlated);
+  ASSERT_GE(blurred->levels, 3);
+  // Relative to level 0, every coarser level keeps more of the blurred noise.
+  for (int k = 1; k < blurred->levels; ++k)
+    EXPECT_GT(relative_sigma(*blurred, k), 1.5 * relative_sigma(*white, k)) << "level " << k;
+  // Level 0 is the image itself: the rule's sigma-r for either.
+  EXPECT_FLOAT_EQ(blurred->passes[0][0].bilateral.params.range_coefficient,
+                  white->passes[0][0].bilateral.params.range_coefficient);
+}
+
+TEST(PyramidAuto, LabColourPassesFollowTheChromaNoise) {
+  FilterSpec automatic(pyramid_filter());
+  ASSERT_EQ(set_param(automatic, "mode", std::string("lab")), "");
+  // L* and a*b* take their own sigma-r from the luma and chroma channels
+  // (each with its own Delta E per code value, so white noise gives two
+  // passes too): chroma noise three times white noise's makes the a*b* pass's
+  // sigma-r three times as large relative to the L* pass's, on every level.
+  NoiseEstimate colour = white_noise_estimate(6.0, 3);
+  colour.opponent[1].sigma = colour.opponent[2].sigma = 18.0;
+  const std::unique_ptr<PyramidPlan> plan = auto_plan(automatic, colour);
+  const std::unique_ptr<PyramidPlan> white = auto_plan(automatic, white_noise_estimate(6.0, 3));
+  ASSERT_EQ(plan->levels, white->levels);
+  auto luma_over_chroma = [](const PyramidPlan& p, int k) {
+    return std::sqrt(p.passes[size_t(k)][0].bilateral.params.range_coefficient /
+                     p.passes[size_t(k)][1].bilateral.params.range_coefficient);
+  };
+  for (int k = 0; k < plan->levels; ++k) {
+    ASSERT_EQ(plan->passes[size_t(k)].size(), 2u) << "luma and colour apart on level " << k;
+    ASSERT_EQ(white->passes[size_t(k)].size(), 2u) << "level " << k;
+    EXPECT_GT(luma_over_chroma(*white, k), 1.5) << "a*b* see more of white noise than L* on level " << k;
+    EXPECT_NEAR(luma_over_chroma(*plan, k) / luma_over_chroma(*white, k), 3.0, 1e-3) << "level " << k;
+    // The L* pass follows the luma channel alone: unchanged by the chroma.
+    EXPECT_FLOAT_EQ(plan->passes[size_t(k)][0].bilateral.params.range_coefficient,
+                    white->passes[size_t(k)][0].bilateral.params.range_coefficient);
   }
 }
 

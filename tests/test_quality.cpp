@@ -25,6 +25,7 @@
 #include "engine.h"
 #include "filter_registry.h"
 #include "image_file.h"
+#include "camera_pipeline.h"
 #include "noise_models.h"
 
 namespace {
@@ -79,7 +80,20 @@ struct NoiseKind {
     const auto found = floors.find(subject);
     return found == floors.end() ? default_floor : found->second;
   }
+  // The camera pipeline's kinds: the photo developed without noise (the
+  // reference: the demosaicer's own artefacts are not noise) and with it.
+  // Empty for the other kinds, whose reference is the photo itself.
+  std::function<edgewise_quality::Development(const Photo&)> develop;
 };
+
+// The camera pipeline (bench/quality/camera_pipeline.h) at a sensor-noise
+// level, with or without JPEG, the variant of bench/quality's first photo.
+std::function<edgewise_quality::Development(const Photo&)> camera(int level, bool jpeg) {
+  return [=](const Photo& p) {
+    return edgewise_quality::develop({p.width, p.height, p.channels, p.clean},
+                                     edgewise_quality::camera_case(level, 0, jpeg));
+  };
+}
 
 std::function<void(std::vector<uint8_t>&, const Photo&)> white(double sigma, unsigned seed) {
   return [=](std::vector<uint8_t>& samples, const Photo&) {
@@ -124,7 +138,8 @@ const std::vector<NoiseKind>& noise_kinds() {
         {"bilateral lab", 2.0},
         {"nlm rgb", 3.5},
         {"pyramid rgb", 3.5},
-        {"fourier per-channel", 0.5}}},
+        {"fourier per-channel", 0.5}},
+       {}},
       // rgb and adaptive 6.12 / 6.43, per-channel 4.88, lab 4.18, nlm 6.70 / 7.88, pyramid 6.36 / 6.74,
       // fourier 2.46
       {"white 20",
@@ -133,7 +148,8 @@ const std::vector<NoiseKind>& noise_kinds() {
        "20",
        white(20, 20),
        5.0,
-       {{"bilateral per-channel", 3.5}, {"bilateral lab", 3.0}, {"nlm rgb", 5.5}, {"fourier per-channel", 1.0}}},
+       {{"bilateral per-channel", 3.5}, {"bilateral lab", 3.0}, {"nlm rgb", 5.5}, {"fourier per-channel", 1.0}},
+       {}},
       // rgb and adaptive 6.82 / 7.43, per-channel 5.86, lab 4.80, nlm 7.48 / 9.09, pyramid 7.06 / 7.84,
       // fourier 2.92
       {"white 30",
@@ -146,7 +162,8 @@ const std::vector<NoiseKind>& noise_kinds() {
         {"bilateral lab", 3.5},
         {"nlm rgb", 6.0},
         {"pyramid rgb", 6.0},
-        {"fourier per-channel", 1.5}}},
+        {"fourier per-channel", 1.5}},
+       {}},
       // rgb and adaptive 6.29 / 6.55, per-channel 4.92, lab 4.41, nlm 7.18 / 8.26, pyramid 6.49 / 6.80,
       // fourier 2.38 (noisy: 22.87 dB astronaut, 22.26 camera)
       {"Poisson-Gaussian 20",
@@ -155,15 +172,42 @@ const std::vector<NoiseKind>& noise_kinds() {
        "21",
        poisson_gaussian(20, 21),
        5.0,
-       {{"bilateral per-channel", 3.5}, {"bilateral lab", 3.0}, {"nlm rgb", 6.0}, {"fourier per-channel", 1.0}}},
+       {{"bilateral per-channel", 3.5}, {"bilateral lab", 3.0}, {"nlm rgb", 6.0}, {"fourier per-channel", 1.0}},
+       {}},
       {"YCbCr blotches sigma_Y 10",
        29.4,
        true,
        "2026 (bench/quality's correlated cases)",
        correlated("YCbCr blotches sigma_Y 10"),
        0.0,
+       {},
        {}},
-      // Issue 26: the camera pipeline's kinds go here, one row each.
+      // The camera pipeline's two strongest levels (issue 26; docs/quality.md,
+      // "Camera noise": auto_quality's camera run, the astronaut, variant 0).
+      // Gains at the defaults: rgb and adaptive 3.83, per-channel 3.44, lab
+      // 3.18, nlm 4.43, pyramid 4.24, fourier 2.21; at the fixed settings
+      // rgb 3.68, per-channel 3.36, lab 3.58, adaptive 3.70, nlm 4.35, pyramid 4.06, fourier 2.24
+      // (noisy 18.66 dB; sigma: the median over channels of the true noise RMS).
+      {"camera 3",
+       29.1972,
+       true,
+       "bench/quality's camera case 3, variant 0",
+       {},
+       2.5,
+       {{"bilateral per-channel", 2.0}, {"bilateral lab", 2.0}, {"nlm rgb", 3.0}, {"pyramid rgb", 3.0},
+        {"fourier per-channel", 1.0}},
+       camera(3, false)},
+      // rgb and adaptive 2.83, per-channel 2.56, lab 2.33, nlm 3.58, pyramid 3.21, fourier 1.71; fixed: rgb 2.74,
+      // per-channel 2.63, lab 2.59, adaptive 2.76, nlm 3.61, pyramid 3.04, fourier 1.80 (noisy 20.14 dB).
+      {"camera 3 JPEG",
+       24.0664,
+       true,
+       "bench/quality's camera case 3 with JPEG, variant 0",
+       {},
+       1.5,
+       {{"bilateral per-channel", 1.5}, {"bilateral lab", 1.0}, {"nlm rgb", 2.5}, {"pyramid rgb", 2.0},
+        {"fourier per-channel", 0.5}},
+       camera(3, true)},
   };
   return kinds;
 }
@@ -301,14 +345,23 @@ double rule_sigma(const FilterSpec& spec, double code_values) {
 struct Case {
   const Photo& photo;
   const NoiseKind& noise;
+  std::vector<uint8_t> clean;  // the reference: the photo, or its noise-free development
   std::vector<uint8_t> noisy;
   double noisy_psnr;
-  Case(const Photo& p, const NoiseKind& k) : photo(p), noise(k), noisy(noisy_image(p, k)) {
-    noisy_psnr = psnr(p.clean, noisy);
+  Case(const Photo& p, const NoiseKind& k) : photo(p), noise(k) {
+    if (k.develop) {
+      const edgewise_quality::Development d = k.develop(p);
+      clean = d.clean.pixels;
+      noisy = d.noisy.pixels;
+    } else {
+      clean = p.clean;
+      noisy = noisy_image(p, k);
+    }
+    noisy_psnr = psnr(clean, noisy);
     std::printf("%s, %s noise (seed %s): noisy %.2f dB\n", p.name.c_str(), k.name.c_str(), k.seed.c_str(), noisy_psnr);
   }
   std::string what() const { return photo.name + ", " + noise.name; }
-  double psnr_of(const FilterSpec& spec) const { return psnr(photo.clean, run(spec, photo, noisy).image); }
+  double psnr_of(const FilterSpec& spec) const { return psnr(clean, run(spec, photo, noisy).image); }
 };
 
 std::vector<const Subject*> subjects_for(const Photo& p) {
@@ -369,9 +422,9 @@ TEST(QualityFixed, EveryFilterGainsOverTheNoisyInput) { expect_gains(false); }
 
 // docs/quality.md, "Automatic parameters": each filter at its defaults is
 // within 0.5 dB of the best of auto_quality's 24-point grid (the largest
-// shortfalls documented: 0.34 rgb, 0.47 per-channel, 0.37 lab, 0.33
-// adaptive, 0.26 nlm, 0.43 pyramid), the Fourier filter of the best at its
-// default sigma-s (0.48; its default scale is a choice, not a tuning).
+// shortfalls documented, 2026-11-28: 0.34 rgb, 0.45 per-channel, 0.37 lab,
+// 0.32 adaptive, 0.26 nlm, 0.32 pyramid), the Fourier filter of the best at
+// its default sigma-s (0.39; its default scale is a choice, not a tuning).
 // Margin 0.1 dB: the claim's 0.5 is checked at 0.6.
 TEST(QualityDefaults, WithinHalfADecibelOfTheGridBest) {
   constexpr double kClaim = 0.5, kMargin = 0.1;
@@ -380,7 +433,7 @@ TEST(QualityDefaults, WithinHalfADecibelOfTheGridBest) {
       const Case c(photo(name), kind(kind_name));
       for (const Subject* s : subjects_for(c.photo)) {
         const Result automatic = run(s->defaults, c.photo, c.noisy);
-        const double at_auto = psnr(c.photo.clean, automatic.image);
+        const double at_auto = psnr(c.clean, automatic.image);
         const bool fourier = s->label.rfind("fourier", 0) == 0;
         const double best = grid_best(c, *s, automatic.noise_sigma, fourier ? std::vector<size_t>{0} : all_steps(*s));
         std::printf("  %-22s auto %.2f, grid-best %.2f (estimate %.2f)\n", s->label.c_str(), at_auto, best,
@@ -454,18 +507,28 @@ TEST(QualityClaims, PyramidCoarseStrengthTwoRemovesColourBlotches) {
 }
 
 // docs/quality.md, "Automatic parameters": the adaptive filter at its
-// defaults is not worse than the plain filter at its defaults (documented:
-// equal, 0.00 dB, on all 18 cases). Margin 0.05 dB.
-TEST(QualityClaims, AdaptiveAtDefaultsIsNotWorseThanThePlainFilter) {
-  constexpr double kMargin = 0.05;
+// defaults is another filter than the plain one (its sigma-r' follows each
+// area's own variance between 2 and 4 x the noise), and costs at most 0.5
+// dB against the plain filter at its defaults (documented: -0.34 to +0.02
+// dB on white and Poisson-Gaussian noise, -0.48 to +0.02 on the camera
+// set, 2026-11-28). Margin 0.1 dB; the pixels must differ by more than 2
+// code values somewhere.
+TEST(QualityClaims, AdaptiveAtDefaultsDiffersAndStaysNearThePlainFilter) {
+  constexpr double kClaim = -0.5, kMargin = 0.1;
   for (const NoiseKind& k : noise_kinds())
     for (const char* name : kPhotos) {
       if (k.colour_only && std::string(name) == "camera.png") continue;
       const Case c(photo(name), k);
-      const double adaptive = c.psnr_of(subject("adaptive rgb").defaults);
-      const double plain = c.psnr_of(subject("bilateral rgb").defaults);
-      std::printf("  adaptive %.2f, bilateral %.2f\n", adaptive, plain);
-      EXPECT_GE(adaptive - plain, -kMargin) << c.what();
+      const Result adaptive = run(subject("adaptive rgb").defaults, c.photo, c.noisy);
+      const Result plain = run(subject("bilateral rgb").defaults, c.photo, c.noisy);
+      int largest = 0;
+      for (size_t i = 0; i < adaptive.image.size(); ++i)
+        largest = std::max(largest, std::abs(int(adaptive.image[i]) - int(plain.image[i])));
+      const double adaptive_psnr = psnr(c.clean, adaptive.image), plain_psnr = psnr(c.clean, plain.image);
+      std::printf("  adaptive %.2f, bilateral %.2f, largest difference %d code values\n", adaptive_psnr, plain_psnr,
+                  largest);
+      EXPECT_GE(adaptive_psnr - plain_psnr, kClaim - kMargin) << c.what();
+      EXPECT_GT(largest, 2) << c.what();
     }
 }
 
@@ -487,7 +550,7 @@ TEST(QualityClaims, NlmNoiseProfileGainsOnPoissonGaussianNoise) {
                                 edgewise::white_noise_estimate(profile.noise_sigma, 1))
             .get("h"));
     set(one_value, "sigma-n", profile.noise_sigma);
-    const double gain = psnr(c.photo.clean, profile.image) - c.psnr_of(one_value);
+    const double gain = psnr(c.clean, profile.image) - c.psnr_of(one_value);
     std::printf("  profile against one value: %+.2f dB\n", gain);
     EXPECT_GE(gain, kClaim - kMargin) << c.what();
   }

@@ -16,7 +16,8 @@
 //     form of every rule), m in six steps around the rule, times the
 //     spatial scale (sigma-s; nlm's search and patch radii; the pyramid's
 //     sigma-s and coarse strength) in four
-//     steps; "grid-best" is the best of all 24 points, "best at defaults"
+//     steps (nlbayes: sigma-n as white noise of m x sigma, at its defaults
+//     and with two scales); "grid-best" is the best of all points, "best at defaults"
 //     the best m at the filter's default spatial scale.
 //
 // Usage: auto_quality OUT.csv IMAGE...   (8-bit grey or RGB)
@@ -166,11 +167,21 @@ std::vector<Subject> subjects() {
     };
     list.push_back(s);
   }
-  if (edgewise::builtin_registry().find("pyramid")) {
-    Subject s{"pyramid rgb", with_mode("pyramid", nullptr), {1, 1.5, 2, 2.5, 3, 4}, {}, {}};
-    s.spatial = sigma_s_steps(1.5, {1, 2});
-    s.spatial.push_back([](FilterSpec& spec) { set(spec, "coarse-strength", 2); });
-    s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-r", m * sigma); };
+  if (edgewise::builtin_registry().find("pyramid"))
+    for (const char* mode : {"rgb", "lab"}) {
+      Subject s{std::string("pyramid ") + mode, with_mode("pyramid", mode), {1, 1.5, 2, 2.5, 3, 4}, {}, {}};
+      s.spatial = sigma_s_steps(1.5, {1, 2});
+      s.spatial.push_back([](FilterSpec& spec) { set(spec, "coarse-strength", 2); });
+      s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-r", m * sigma); };
+      list.push_back(s);
+    }
+  if (edgewise::builtin_registry().find("nlbayes")) {
+    // The grid gives the noise as white noise of m x the true sigma (a
+    // number for sigma-n); auto gives the noise model (per channel,
+    // intensity and scale). Spatial steps: the defaults, two scales.
+    Subject s{"nlbayes", with_mode("nlbayes", nullptr), {0.6, 0.8, 1, 1.25, 1.5, 2}, {}, {}};
+    s.spatial = {[](FilterSpec&) {}, [](FilterSpec& spec) { set(spec, "scales", 2); }};
+    s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-n", m * sigma); };
     list.push_back(s);
   }
   {
@@ -237,8 +248,13 @@ int main(int argc, char** argv) {
         std::fprintf(csv, "%s,%s,%g,%s,%.3f,auto,,0,%.3f,%.4f\n", photo.name.c_str(), noise, sigma,
                      subject.label.c_str(), estimate, at_auto.psnr, at_auto.ssim);
         Point at_defaults, best;
+        // Camera noise's best multiples reach the top of the white-noise
+        // grid: it goes on.
+        std::vector<double> multipliers = subject.multipliers;
+        if (noise_case.label.rfind("camera", 0) == 0 && multipliers.back() == 4)
+          multipliers.insert(multipliers.end(), {5, 6});
         for (size_t step = 0; step < subject.spatial.size(); ++step)
-          for (const double m : subject.multipliers) {
+          for (const double m : multipliers) {
             FilterSpec spec = subject.defaults;
             subject.spatial[step](spec);
             // The rule's own noise sigma (lab: as a Delta E) for the true

@@ -42,12 +42,29 @@
 //     images only;
 //   YCbCr blotches: the same with Cb and Cr blurred by a Gaussian of 2 px
 //     first (rescaled to 2 sigma_Y), the colour blotches of camera noise.
+// EDGEWISE_QUALITY_NOISE=camera takes the camera pipeline's noise instead
+// (camera_pipeline.h: Brooks et al.'s sensor noise at four levels through
+// demosaicing, colour matrix, tone curve, each without and with JPEG 4:2:0),
+// measured against the noise-free development; the grid's "noise sigma" is
+// the median over channels of the true noise RMS, BM3D ("bm3d") gets the
+// true RMS per channel and, as "bm3d psd", the true noise spectrum per
+// opponent channel (bm3d_peer.py --psd).
 // EDGEWISE_QUALITY_SAVE=DIR writes each case's noisy image and each
 // method's best result there as PNG.
+//
+// The collaborative denoiser (issue 27; "edgewise nlbayes" rows) runs once
+// per case, blind (sigma-n at auto: the noise from the image's estimate, as
+// a user runs it), at its defaults and at its faster preset
+// (--reference-step 4). Its peer "bm3d" is the bm3d package (bm3d_rgb, or
+// bm3d on grey) given the true sigma, through bench/quality/bm3d_peer.py
+// when EDGEWISE_BM3D_PYTHON names a Python that has the package; without
+// it the rows are left out with a message. EDGEWISE_QUALITY_SIGMAS=5,10,...
+// replaces the white noise's sigmas (default 10, 20, 30).
 //
 // Usage: quality OUT.csv IMAGE...   (prints a markdown table)
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -61,8 +78,10 @@
 #include <vector>
 
 #include "bilateral.h"
+#include "camera_pipeline.h"
 #include "engine.h"
 #include "image_quality.h"
+#include "nlbayes.h"
 #include "nlm.h"
 #include "noise_models.h"
 #include "pyramid.h"
@@ -89,7 +108,45 @@ struct NoiseCase {
   std::string label;  // "blur 1 px"
   double sigma = 0;   // per colour channel, code values: the grid's unit
   cv::Mat noisy;
+  cv::Mat clean;                // the reference when not the photo itself (the camera's noise-free development)
+  std::vector<double> sigmas;   // the true noise RMS per channel, R, G, B order (empty: sigma in each)
 };
+
+// The case being run, for the peers that are told the truth about the noise.
+const NoiseCase* current_case = nullptr;
+std::string current_reference_file;  // the reference as a PNG (BGR), for bm3d psd
+
+// The camera pipeline's cases (camera_pipeline.h); `variant` picks the
+// camera, white balance and demosaicer.
+std::vector<NoiseCase> camera_cases(const cv::Mat& clean_bgr, int variant) {
+  cv::Mat rgb;
+  if (clean_bgr.channels() == 3)
+    cv::cvtColor(clean_bgr, rgb, cv::COLOR_BGR2RGB);
+  else
+    rgb = clean_bgr.clone();
+  const Photo8 photo{rgb.cols, rgb.rows, rgb.channels(),
+                     std::vector<uint8_t>(rgb.data, rgb.data + rgb.total() * rgb.elemSize())};
+  auto to_bgr = [&](const Photo8& developed) {
+    cv::Mat out(rgb.rows, rgb.cols, rgb.type(), const_cast<uint8_t*>(developed.pixels.data()));
+    cv::Mat bgr;
+    if (out.channels() == 3)
+      cv::cvtColor(out, bgr, cv::COLOR_RGB2BGR);
+    else
+      bgr = out.clone();
+    return bgr;
+  };
+  std::vector<NoiseCase> cases;
+  for (int level = 0; level < kCameraLevels; ++level)
+    for (bool jpeg : {false, true}) {
+      const Development d = develop(photo, camera_case(level, variant, jpeg));
+      const std::vector<double> rms = noise_rms(d);
+      std::vector<double> sorted = rms;
+      std::sort(sorted.begin(), sorted.end());
+      cases.push_back({"camera " + std::to_string(level) + (jpeg ? " JPEG" : ""), sorted[sorted.size() / 2],
+                       to_bgr(d.noisy), to_bgr(d.clean), rms});
+    }
+  return cases;
+}
 
 std::vector<NoiseCase> correlated_cases(const cv::Mat& clean) {
   std::vector<NoiseCase> cases;
@@ -97,7 +154,7 @@ std::vector<NoiseCase> correlated_cases(const cv::Mat& clean) {
        edgewise_noise::correlated_cases(clean.cols, clean.rows, clean.channels(), edgewise_noise::ChannelOrder::bgr)) {
     cv::Mat noisy = clean.clone();
     edgewise_noise::add_field(noisy.data, c.field);
-    cases.push_back({c.label, c.sigma, noisy});
+    cases.push_back({c.label, c.sigma, noisy, cv::Mat(), {}});
   }
   return cases;
 }
@@ -202,7 +259,37 @@ struct Method {
   // named by index (the first axis runs over 0..5 then).
   std::vector<double> strengths = {};
   std::function<std::string(int)> window = nullptr;
+  // Run once per case, no grid (blind methods, and BM3D given the true sigma).
+  bool once = false;
 };
+
+// The collaborative denoiser, blind, at its defaults or another reference step.
+cv::Mat edgewise_nlbayes(const cv::Mat& noisy, int reference_step) {
+  edgewise::NlBayesParameters parameters;
+  parameters.sigma_n = float(edgewise::kNoiseAuto);
+  parameters.reference_step = reference_step;
+  return run_edgewise(noisy, edgewise::nlbayes_spec(parameters));
+}
+
+// BM3D through bench/quality/bm3d_peer.py with the true noise RMS per
+// channel (or, with `psd`, the true noise spectrum from the case's
+// reference); an empty Mat when it fails.
+cv::Mat bm3d_peer(const std::string& python, const cv::Mat& noisy, bool psd) {
+  const std::string dir = "/tmp/edgewise-quality-" + std::to_string(getpid());
+  std::system(("mkdir -p " + dir).c_str());
+  const std::string in = dir + "/bm3d_in.png", out = dir + "/bm3d_out.png";
+  cv::imwrite(in, noisy);
+  std::string sigmas;
+  for (int c = 0; c < 3; ++c) {
+    const double sigma = current_case->sigmas.empty() ? current_case->sigma : current_case->sigmas[size_t(
+                                                                                   std::min<int>(c, int(current_case->sigmas.size()) - 1))];
+    sigmas += " " + std::to_string(sigma);
+  }
+  std::string command = python + " " EDGEWISE_SOURCE_DIR "/bench/quality/bm3d_peer.py " + in + " " + out + sigmas;
+  if (psd) command += " --psd " + current_reference_file;
+  if (std::system((command + " > /dev/null").c_str()) != 0) return cv::Mat();
+  return cv::imread(out, cv::IMREAD_UNCHANGED);
+}
 
 struct Best {
   double psnr = -1, ssim = 0, sigma_s = 0, sigma_r = 0;
@@ -244,24 +331,44 @@ int main(int argc, char** argv) {
        [](auto& n, double s, double r) { return edgewise_pyramid(n, edgewise::ColorMode::lab, s, r, 2.0, 2.0); }},
   };
   if (have_gmic) methods.push_back({"gmic bilateral", 1.0, gmic_filter});
-  methods.push_back({"edgewise nlm", 1.0, [](auto& n, double c, double h) { return edgewise_nlm(n, int(c), h); },
-                     {0.25, 0.35, 0.45, 0.55, 0.7, 0.9},
-                     [](int c) {
-                       return "f=" + std::to_string(kNlmWindows[c][0]) + " S=" + std::to_string(kNlmWindows[c][1]);
-                     }});
-  methods.push_back({"opencv fastNlMeans", 1.0, [](auto& n, double c, double h) { return opencv_nlm(n, int(c), h); },
+  methods.push_back(
+      {"edgewise nlm",
+       1.0,
+       [](auto& n, double c, double h) { return edgewise_nlm(n, int(c), h); },
+       {0.25, 0.35, 0.45, 0.55, 0.7, 0.9},
+       [](int c) { return "f=" + std::to_string(kNlmWindows[c][0]) + " S=" + std::to_string(kNlmWindows[c][1]); }});
+  methods.push_back({"opencv fastNlMeans",
+                     1.0,
+                     [](auto& n, double c, double h) { return opencv_nlm(n, int(c), h); },
                      {0.4, 0.6, 0.8, 1.0, 1.2, 1.5},
                      [](int c) {
                        return "t=" + std::to_string(kOpencvNlmWindows[c][0]) +
                               " s=" + std::to_string(kOpencvNlmWindows[c][1]);
                      }});
   if (have_gmic)
-    methods.push_back({"gmic denoise", 1.0, [](auto& n, double c, double p) { return gmic_denoise(n, int(c), p); },
+    methods.push_back({"gmic denoise",
+                       1.0,
+                       [](auto& n, double c, double p) { return gmic_denoise(n, int(c), p); },
                        {0.5, 0.75, 1.0, 1.5, 2.0, 3.0},
                        [](int c) {
-                         return "s=" + std::to_string(kGmicDenoise[c][0]) + " p=" +
-                                std::to_string(kGmicDenoise[c][1]) + " l=" + std::to_string(kGmicDenoise[c][2]);
+                         return "s=" + std::to_string(kGmicDenoise[c][0]) + " p=" + std::to_string(kGmicDenoise[c][1]) +
+                                " l=" + std::to_string(kGmicDenoise[c][2]);
                        }});
+  methods.push_back({"edgewise nlbayes", 1.0, [](auto& n, double, double) { return edgewise_nlbayes(n, 0); }});
+  methods.back().once = true;
+  methods.push_back({"edgewise nlbayes fast", 1.0, [](auto& n, double, double) { return edgewise_nlbayes(n, 4); }});
+  methods.back().once = true;
+  if (const char* python = std::getenv("EDGEWISE_BM3D_PYTHON")) {
+    const std::string interpreter = python;
+    methods.push_back({"bm3d", 1.0, [interpreter](auto& n, double, double) { return bm3d_peer(interpreter, n, false); }});
+    methods.back().once = true;
+    methods.push_back({"bm3d psd", 1.0, [interpreter](auto& n, double, double) {
+                         return current_case->clean.empty() ? cv::Mat() : bm3d_peer(interpreter, n, true);
+                       }});
+    methods.back().once = true;
+  } else {
+    std::fprintf(stderr, "quality: EDGEWISE_BM3D_PYTHON not set; BM3D rows left out\n");
+  }
   // EDGEWISE_QUALITY_ONLY=WORD[,WORD...] keeps the methods whose name contains one of the words.
   if (const char* only = std::getenv("EDGEWISE_QUALITY_ONLY")) {
     std::vector<std::string> words;
@@ -282,6 +389,7 @@ int main(int argc, char** argv) {
 
   const char* noise_kind = std::getenv("EDGEWISE_QUALITY_NOISE");
   const bool correlated = noise_kind && std::string(noise_kind) == "correlated";
+  const bool camera = noise_kind && std::string(noise_kind) == "camera";
   const char* save = std::getenv("EDGEWISE_QUALITY_SAVE");
   const std::string save_dir = save ? save : "";
 
@@ -301,49 +409,78 @@ int main(int argc, char** argv) {
     }
     const std::string file = std::string(argv[i]).substr(std::string(argv[i]).find_last_of('/') + 1);
     std::vector<NoiseCase> cases;
-    if (correlated) {
+    if (camera) {
+      // The variant of the camera (matrix, white balance, demosaicer): the
+      // photo's index, as auto_quality and camera_noise take it, or the
+      // i-th of EDGEWISE_CAMERA_VARIANTS=0,2,... so that a photo run alone
+      // gets the noise it gets among others.
+      int variant = i - 2;
+      if (const char* list = std::getenv("EDGEWISE_CAMERA_VARIANTS")) {
+        std::string rest = list;
+        for (int k = 0; k < i - 2 && rest.find(',') != std::string::npos; ++k) rest = rest.substr(rest.find(',') + 1);
+        variant = std::atoi(rest.c_str());
+      }
+      cases = camera_cases(clean, variant);
+    } else if (correlated) {
       cases = correlated_cases(clean);
     } else {
-      for (double sigma : {10.0, 20.0, 30.0}) cases.push_back({"", sigma, add_noise(clean, sigma, 2026u + unsigned(sigma))});
+      std::vector<double> sigmas = {10.0, 20.0, 30.0};
+      if (const char* list = std::getenv("EDGEWISE_QUALITY_SIGMAS")) {
+        sigmas.clear();
+        for (std::string rest = list; !rest.empty();) {
+          const size_t comma = rest.find(',');
+          sigmas.push_back(std::atof(rest.substr(0, comma).c_str()));
+          rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+        }
+      }
+      for (double sigma : sigmas) cases.push_back({"", sigma, add_noise(clean, sigma, 2026u + unsigned(sigma)), cv::Mat(), {}});
     }
     for (const NoiseCase& noise_case : cases) {
       const double sigma = noise_case.sigma;
       const std::string name = noise_case.label.empty() ? file : file + " (" + noise_case.label + ")";
       current_noise_sigma = sigma;
+      current_case = &noise_case;
       const cv::Mat& noisy = noise_case.noisy;
-      const double noisy_psnr = psnr(clean, noisy);
+      const cv::Mat& reference = noise_case.clean.empty() ? clean : noise_case.clean;
+      current_reference_file = "/tmp/edgewise-quality-" + std::to_string(getpid()) + "-reference.png";
+      cv::imwrite(current_reference_file, reference);
+      const double noisy_psnr = psnr(reference, noisy);
       const std::string stem = save_dir.empty() ? "" : save_dir + "/" + name;
       if (!stem.empty()) cv::imwrite(stem + " noisy " + std::to_string(int(sigma)) + ".png", noisy);
       for (const Method& method : methods) {
         if (clean.channels() == 1 && method.name.rfind("edgewise", 0) == 0 && method.name != "edgewise rgb" &&
             method.name != "edgewise nlm" && method.name.rfind("edgewise adaptive rgb", 0) != 0 &&
-            method.name.rfind("edgewise pyramid rgb", 0) != 0)
+            method.name.rfind("edgewise pyramid rgb", 0) != 0 && method.name.rfind("edgewise nlbayes", 0) != 0)
           continue;  // every Edgewise mode is the same filter on grey
         Best best;
         cv::Mat best_image;
         const bool patches = bool(method.window);
-        const std::vector<double> firsts =
-            patches ? std::vector<double>{0, 1, 2, 3, 4, 5} : std::vector<double>(std::begin(kSigmaS), std::end(kSigmaS));
-        const std::vector<double> factors =
-            patches ? method.strengths : std::vector<double>(std::begin(kSigmaR), std::end(kSigmaR));
+        const std::vector<double> firsts = method.once ? std::vector<double>{0}
+                                           : patches   ? std::vector<double>{0, 1, 2, 3, 4, 5}
+                                                       : std::vector<double>(std::begin(kSigmaS), std::end(kSigmaS));
+        const std::vector<double> factors = method.once ? std::vector<double>{0}
+                                            : patches   ? method.strengths
+                                                        : std::vector<double>(std::begin(kSigmaR), std::end(kSigmaR));
         for (double first : firsts)
           for (double factor : factors) {
             const double sigma_r = factor * sigma * method.sigma_r_unit;
             const cv::Mat out = method.run(noisy, first, sigma_r);
             if (out.empty()) continue;
-            const double p = psnr(clean, out);
+            const double p = psnr(reference, out);
             if (p > best.psnr) {
-              best = {p, ssim(clean, out), first, sigma_r};
+              best = {p, ssim(reference, out), first, sigma_r};
               if (!stem.empty()) best_image = out;
             }
           }
         if (!stem.empty() && !best_image.empty())
           cv::imwrite(stem + " " + std::to_string(int(sigma)) + " " + method.name + ".png", best_image);
-        const std::string first_text = patches ? method.window(int(best.sigma_s)) : [&] {
-          char text[32];
-          std::snprintf(text, sizeof text, "%g", best.sigma_s);
-          return std::string(text);
-        }();
+        const std::string first_text = method.once ? std::string("-")
+                                       : patches   ? method.window(int(best.sigma_s))
+                                                   : [&] {
+                                                     char text[32];
+                                                     std::snprintf(text, sizeof text, "%g", best.sigma_s);
+                                                     return std::string(text);
+                                                   }();
         std::fprintf(csv, "%s,%g,%s,%.3f,%.4f,%g,%g,%.3f\n", name.c_str(), sigma, method.name.c_str(), best.psnr,
                      best.ssim, best.sigma_s, best.sigma_r, noisy_psnr);
         std::printf("| %s | %g | %.2f | %s | %.2f | %.4f | %s | %g |\n", name.c_str(), sigma, noisy_psnr,

@@ -222,7 +222,8 @@ const FilterInfo& fourier_filter() {
     row.title = "Edgewise Fourier Bilateral";
     row.summary =
         "the bilateral filter with its range kernel as a Fourier series: time per pixel flat in sigma-s, within "
-        "50 dB of the exact filter";
+        "50 dB of the exact filter; at its defaults (sigma-s 10) an edge-preserving smoothing filter for large "
+        "spatial scales, not a denoiser (for noise: pyramid or nlbayes)";
     row.pdb_procedure = "plug-in-edgewise-fourier";
     row.pdb_blurb = "Edge-preserving denoising (bilateral filter by Fourier series, any spatial sigma at one cost)";
     row.menu_label = "Edgewise _Fourier Bilateral...";

@@ -58,12 +58,6 @@ Response expanded(const Response& coarse, int k, int phase) {
   return out;
 }
 
-double dot(const Response& a, const Response& b) {
-  double sum = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
-  return sum;
-}
-
 }  // namespace
 
 #define EW_IO_LIST "pyramid_params.def"
@@ -90,32 +84,45 @@ int pyramid_levels(int levels, int width, int height) {
 // p; its squared norm, the variance white noise of variance 1 has there, is
 //   |a|^4 - 2 (a.b_p)(a.b_q) + |b_p|^2 |b_q|^2,
 // averaged over the four phases. The residual G_{levels-1} has |a|^4.
-std::vector<double> pyramid_noise_gains(int levels) {
+std::vector<double> pyramid_noise_gains(int levels) { return pyramid_noise_gains(levels, NoiseSpectrum{}); }
+
+std::vector<double> pyramid_gaussian_gains(int levels) { return pyramid_gaussian_gains(levels, NoiseSpectrum{}); }
+
+// Per spectrum part (separable: each 2-D quantity a product of two 1-D
+// ones, `dot` the part's bilinear form), the variance of each level's
+// response, mixed by the parts' shares.
+std::vector<double> pyramid_noise_gains(int levels, const NoiseSpectrum& spectrum) {
   const int centre = 4 << std::max(levels, 1);
-  Response g(size_t(2 * centre + 1), 0.0);
-  g[size_t(centre)] = 1.0;
-  std::vector<double> gains;
-  for (int k = 0; k < levels; ++k) {
-    const double aa = dot(g, g);
-    if (k == levels - 1) {
-      gains.push_back(aa);  // sqrt(|a|^4)
-      break;
+  std::vector<double> variances(size_t(std::max(levels, 0)), 0.0);
+  for (int part = 0; part < kSpectrumParts; ++part) {
+    const double share = spectrum.shares[size_t(part)];
+    if (share <= 0) continue;
+    auto dot = [part](const Response& u, const Response& v) { return part_bilinear(part, u, v); };
+    Response g(size_t(2 * centre + 1), 0.0);
+    g[size_t(centre)] = 1.0;
+    for (int k = 0; k < levels; ++k) {
+      const double aa = dot(g, g);
+      if (k == levels - 1) {
+        variances[size_t(k)] += share * aa * aa;
+        break;
+      }
+      const Response coarse = next_gaussian(g, k);
+      const Response b[2] = {expanded(coarse, k, 0), expanded(coarse, k, 1)};
+      double variance = 0.0;
+      for (int p = 0; p < 2; ++p)
+        for (int q = 0; q < 2; ++q)
+          variance += aa * aa - 2.0 * dot(g, b[p]) * dot(g, b[q]) + dot(b[p], b[p]) * dot(b[q], b[q]);
+      variances[size_t(k)] += share * variance / 4.0;
+      g = coarse;
     }
-    const Response coarse = next_gaussian(g, k);
-    const Response b[2] = {expanded(coarse, k, 0), expanded(coarse, k, 1)};
-    double variance = 0.0;
-    for (int p = 0; p < 2; ++p)
-      for (int q = 0; q < 2; ++q)
-        variance += aa * aa - 2.0 * dot(g, b[p]) * dot(g, b[q]) + dot(b[p], b[p]) * dot(b[q], b[q]);
-    gains.push_back(std::sqrt(variance / 4.0));
-    g = coarse;
   }
-  return gains;
+  for (double& v : variances) v = std::sqrt(v);
+  return variances;
 }
 
-std::vector<double> pyramid_gaussian_gains(int levels) {
+std::vector<double> pyramid_gaussian_gains(int levels, const NoiseSpectrum& spectrum) {
   std::vector<double> gains;
-  for (int k = 1; k <= levels; ++k) gains.push_back(pyramid_noise_gains(k).back());
+  for (int k = 1; k <= levels; ++k) gains.push_back(pyramid_noise_gains(k, spectrum).back());
   return gains;
 }
 
@@ -224,6 +231,54 @@ PyramidPass level_pass(const PyramidParameters& p, const ImageShape& shape, int 
   return pass;
 }
 
+// The noise each level's passes filter, per level, for an automatic
+// sigma-r: from the measured noise of the channels the pass sees and their
+// spectra (all colour channels; lab mode: the luma channel for L*, the two
+// chroma channels for a*b*), so correlated and colour noise get their own
+// strength on every level. In the spec's units (Delta E in lab mode, as
+// kLabPerCode converts). White noise gives the white-noise gains times its
+// sigma: the rule the filter had before it read spectra.
+struct LevelNoise {
+  std::vector<double> all, luma, chroma;
+};
+
+std::vector<double> level_noise(const std::vector<const ChannelNoise*>& channels, int levels, bool gaussian,
+                                double unit) {
+  std::vector<double> variance(size_t(levels), 0.0);
+  int used = 0;
+  for (const ChannelNoise* channel : channels) {
+    if (!channel->valid) continue;
+    const std::vector<double> gains = gaussian ? pyramid_gaussian_gains(levels, channel->spectrum)
+                                               : pyramid_noise_gains(levels, channel->spectrum);
+    for (int k = 0; k < levels; ++k) variance[size_t(k)] += channel->sigma * channel->sigma * gains[size_t(k)] * gains[size_t(k)];
+    ++used;
+  }
+  for (double& v : variance) v = unit * std::sqrt(v / std::max(used, 1));
+  return variance;
+}
+
+// Delta E per code value of the opponent channels' noise near mid-grey
+// (babl's Lab as skimage computes it, noise of 10 code values at grey 60,
+// 128 and 190): L* follows Y alone, 0.21-0.26; a*b* follow the chroma
+// channels, 0.46-0.53 (C1) and 0.80-0.92 (C2), 0.70 their root mean
+// square. The joint rule's kLabPerCode (0.52) is white noise's whole Delta E.
+constexpr double kLabLumaPerCode = 0.23;
+constexpr double kLabChromaPerCode = 0.70;
+
+LevelNoise measured_level_noise(const NoiseEstimate& noise, int levels, bool gaussian, bool lab) {
+  LevelNoise result;
+  std::vector<const ChannelNoise*> all;
+  for (const ChannelNoise& c : noise.channels) all.push_back(&c);
+  result.all = level_noise(all, levels, gaussian, lab ? kLabPerCode : 1.0);
+  if (lab && noise.opponent.size() == 3) {
+    result.luma = level_noise({&noise.opponent[0]}, levels, gaussian, kLabLumaPerCode);
+    result.chroma = level_noise({&noise.opponent[1], &noise.opponent[2]}, levels, gaussian, kLabChromaPerCode);
+  } else {
+    result.luma = result.chroma = result.all;
+  }
+  return result;
+}
+
 std::unique_ptr<Plan> plan_pyramid(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) {
   if (!request.extra_outputs.empty())
     throw std::invalid_argument("the pyramid filter makes no " + request.extra_outputs.front() + " output");
@@ -246,6 +301,28 @@ std::unique_ptr<Plan> plan_pyramid(const FilterSpec& spec, const ImageShape& sha
   plan->gains = plan->gaussian_weights ? pyramid_gaussian_gains(plan->levels) : pyramid_noise_gains(plan->levels);
 
   const int colours = plan->color_channels;
+  // An automatic sigma-r follows the measured noise of every level: the
+  // resolved value over the noise its rule started from is the rule's
+  // multiple, applied to each level's own noise.
+  std::vector<double> all_sigma, luma_sigma, chroma_sigma;
+  for (int k = 0; k < plan->levels; ++k) all_sigma.push_back(double(p.sigma_r) * plan->gains[size_t(k)]);
+  luma_sigma = chroma_sigma = all_sigma;
+  if (request.noise_auto("sigma-r")) {
+    const double reference = auto_noise_sigma(spec, *request.noise);
+    const double multiple = double(p.sigma_r) / reference;
+    const LevelNoise measured =
+        measured_level_noise(*request.noise, plan->levels, plan->gaussian_weights, p.mode == ColorMode::lab);
+    for (int k = 0; k < plan->levels; ++k) {
+      // A level whose channels show no noise keeps the white-noise rule.
+      auto pick = [&](const std::vector<double>& level) {
+        return level[size_t(k)] > 0 ? multiple * level[size_t(k)] : all_sigma[size_t(k)];
+      };
+      const double all = pick(measured.all), luma = pick(measured.luma), chroma = pick(measured.chroma);
+      all_sigma[size_t(k)] = all;
+      luma_sigma[size_t(k)] = plan->lab ? luma : all;
+      chroma_sigma[size_t(k)] = plan->lab ? chroma : all;
+    }
+  }
   // One level: sigma-r * 1 * strength, the float the bilateral filter gets.
   const bool grey_lab = p.mode == ColorMode::lab && colours == 1;
   for (int k = 0; k < plan->levels; ++k) {
@@ -256,15 +333,16 @@ std::unique_ptr<Plan> plan_pyramid(const FilterSpec& spec, const ImageShape& sha
     const double strength = level_strength * (grey_lab ? double(p.luma_strength) : 1.0);
     const double luma = level_strength * double(p.luma_strength);
     const double chroma = level_strength * double(p.chroma_strength);
-    const double base = double(p.sigma_r) * plan->gains[size_t(k)];
+    const double base = all_sigma[size_t(k)];
+    const double luma_sigma_r = luma_sigma[size_t(k)] * luma, chroma_sigma_r = chroma_sigma[size_t(k)] * chroma;
     std::vector<PyramidPass> passes;
     if (!plan->lab) {
       if (strength > 0) passes.push_back(level_pass(p, level_shape, plan->radius, base * strength, 0, colours));
-    } else if (luma == chroma) {
-      if (luma > 0) passes.push_back(level_pass(p, level_shape, plan->radius, base * luma, 0, 3));
+    } else if (luma_sigma_r == chroma_sigma_r) {
+      if (luma > 0) passes.push_back(level_pass(p, level_shape, plan->radius, luma_sigma_r, 0, 3));
     } else {
-      if (luma > 0) passes.push_back(level_pass(p, level_shape, plan->radius, base * luma, 0, 1));
-      if (chroma > 0) passes.push_back(level_pass(p, level_shape, plan->radius, base * chroma, 1, 2));
+      if (luma > 0) passes.push_back(level_pass(p, level_shape, plan->radius, luma_sigma_r, 0, 1));
+      if (chroma > 0) passes.push_back(level_pass(p, level_shape, plan->radius, chroma_sigma_r, 1, 2));
     }
     plan->passes.push_back(std::move(passes));
   }

@@ -37,6 +37,7 @@
 
 #include "bilateral.h"
 #include "filter_registry.h"
+#include "noise_spectrum.h"
 #include "filter_spec.h"
 #include "plan.h"
 #include "pyramid_math.h"
@@ -75,6 +76,13 @@ std::vector<double> pyramid_noise_gains(int levels);
 // The same for the Gaussian levels G_k: |a_k|^2 for G_k's 1-D response a_k
 // (1, 0.2734, 0.1235, 0.0604, 0.0300, 0.0150, 0.0075, 0.0037).
 std::vector<double> pyramid_gaussian_gains(int levels);
+
+// Both for noise of a measured spectrum (noise_spectrum.h), per unit of its
+// deviation: correlated noise keeps more of itself on the coarse levels
+// (camera noise through a 5-level pyramid: G_4 holds 2-6 times white
+// noise's share), which is where the multiresolution filter finds it.
+std::vector<double> pyramid_noise_gains(int levels, const NoiseSpectrum& spectrum);
+std::vector<double> pyramid_gaussian_gains(int levels, const NoiseSpectrum& spectrum);
 
 // The per-level sigma-r (the rule above) for an image sigma-r and strength:
 // sigma_r gain(k) strength, times coarse_strength on levels 1 and up.

@@ -4,6 +4,7 @@
 #include "bilateral.h"
 #include "filter_registry.h"
 #include "fourier.h"
+#include "nlbayes.h"
 #include "nlm.h"
 #include "pyramid.h"
 
@@ -16,6 +17,7 @@ const Registry& builtin_registry() {
       &nlm_filter(),
       &fourier_filter(),
       &pyramid_filter(),
+      &nlbayes_filter(),
   });
   return registry;
 }

@@ -38,7 +38,7 @@ p1=(--mode rgb --sigma-s 2.5 --sigma-r 25 --iterations 2)
 "$cli" "${p1[@]}" "$work/in/astronaut16.png" -o "$work/ref/u16.png"
 "$cli" --mode lab --sigma-s 2 --radius 5 --sigma-r 8 --kernel tukey --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/lab.png"
-"$cli" --filter adaptive --mode rgb --sigma-s 1.5 --sigma-r 30 --adapt-k 1.5 --adapt-eps 0.01 --adapt-min 0.002 \
+"$cli" --filter adaptive --mode rgb --sigma-s 1.5 --sigma-r 30 --adapt-k 1.5 --adapt-eps 0.01 --adapt-min 0.002 --adapt-max 1 \
   --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/adaptive.png"
 "$cli" --filter nlm --mode rgb --search-radius 4 --patch-radius 1 --h 12 --sigma-n 6 --backend cpu \

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "nlbayes.h"
 #include "test_support.h"
 
 namespace {
@@ -197,6 +198,29 @@ TEST(GpuFallback, InjectedFailureRerunsOnCpu) {
       EXPECT_THROW(run_filter(spec, image.shape(), source, output, options), BackendError);
     }
   }
+}
+
+// A filter family the CUDA backend has no kernel for (nlbayes, issue 27's
+// CPU part): auto runs it on the CPU with a notice and no error; naming the
+// CUDA backend is an error that says why.
+TEST(GpuFallback, FilterWithoutCudaKernelRunsOnCpu) {
+  REQUIRE_GPU();
+  EW_SEEDED_RNG(rng);
+  const FloatImage image = random_image(rng, {67, 45, 3});
+  NlBayesParameters parameters;
+  parameters.sigma_n = 12.0f;
+  const FilterSpec spec = nlbayes_spec(parameters);
+  RunOptions options;  // backend "auto"
+  std::vector<std::string> notices;
+  options.notice = [&](const std::string& message) { notices.push_back(message); };
+  FloatImage source = image, output(image.shape());
+  const RunReport report = run_filter(spec, image.shape(), source, output, options);
+  EXPECT_EQ(report.backend.rfind("cpu", 0), 0u) << report.backend;
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("no kernel for the nlbayes filters"), std::string::npos) << notices[0];
+  EXPECT_TRUE(bit_identical(run_cpu(spec, image), output));
+  options.backend = "cuda";
+  EXPECT_THROW(run_filter(spec, image.shape(), source, output, options), BackendError);
 }
 
 FilterSpec adaptive(const FilterSpec& spec) {
