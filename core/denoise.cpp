@@ -258,10 +258,10 @@ int method_number(const FilterInfo* method, const Registry& registry) {
 }
 
 std::string method_numbers_text(const Registry& registry) {
-  std::string text = "-1 (the one the noise model recommends for the image)";
+  std::string text = "-1: the one the noise model recommends for the image";
   for (const FilterInfo* method : denoise_methods(registry))
-    text += ", " + std::to_string(method_number(method, registry)) + " (" + method->denoise.method + ", the " +
-            method->name + " filter)";
+    text += "; " + std::to_string(method_number(method, registry)) + ": " + method->denoise.method + ", the " +
+            method->name + " filter";
   return text;
 }
 

@@ -119,7 +119,8 @@ int method_number(const FilterInfo* method, const Registry& registry);
 // The method a number stands for (-1: null, the recommended one); "" or the
 // message, listing the numbers that are methods.
 std::string method_for_number(double number, const Registry& registry, const FilterInfo*& method);
-// "-1 (the one the noise model recommends), 0 (Edge-aware, bilateral), ...".
+// "-1: the one the noise model recommends for the image; 0: Edge-aware, the
+// bilateral filter; ...".
 std::string method_numbers_text(const Registry& registry);
 
 // A run, ready for the engine: the method's settings and the estimate it

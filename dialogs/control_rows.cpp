@@ -136,7 +136,10 @@ std::string backend_line(const std::vector<BackendEntry>& backends, const std::s
     if (choice == "auto" && entry.usable && (!runs || (runs->fallback && !entry.fallback))) runs = &entry;
   }
   if (!runs) return "";
-  return "Runs on " + runs->label + (runs->fallback ? " (" + runs->description + ")" : ": " + runs->description);
+  // The CPU's description starts with its threads ("2 threads, avx2"); a
+  // GPU's is the device.
+  if (runs->fallback) return "Runs on " + runs->label + " (" + runs->description.substr(0, runs->description.find(',')) + ")";
+  return "Runs on GPU: " + runs->description;
 }
 
 }  // namespace edgewise_dialog

@@ -63,8 +63,8 @@ struct BackendEntry {
 };
 
 // The line under the backend choice: where a run with that choice ("auto"
-// or an id) goes ("Runs on CPU (2 cores, avx512)", "Runs on GPU (CUDA):
-// NVIDIA ..."), and why a named backend cannot run. A backend that is not
+// or an id) goes ("Runs on CPU (2 threads)", "Runs on GPU: NVIDIA ..."),
+// and why a named backend cannot run. A backend that is not
 // usable is mentioned only when it is the one chosen: no driver message on
 // every machine without a GPU (auto then runs on the CPU, silently). A
 // usable GPU that fails a run says so in the preview's status (the

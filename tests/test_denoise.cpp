@@ -12,6 +12,7 @@
 #include "denoise.h"
 #include "filter_registry.h"
 #include "fourier.h"
+#include "nlbayes.h"
 #include "nlm.h"
 #include "opponent_color.h"
 #include "param_activity.h"
@@ -174,6 +175,45 @@ TEST(Recommend, TheBuiltInRule) {
   EXPECT_EQ(guess.reason, "noise not measured: Non-local means");
 }
 
+// The collaborative method is the quality choice, offered by name and never
+// recommended: whatever the noise, the recommendation is a method whose
+// preview follows the sliders on the CPU (nlbayes: 10 s per 4 MP on 2
+// cores). It sets luminance and colour apart through its opponent channels.
+TEST(Recommend, BestQualityIsChosenByName) {
+  const auto& registry = edgewise::builtin_registry();
+  const FilterInfo& best = edgewise::nlbayes_filter();
+  EXPECT_STREQ(best.denoise.method, "Best quality (slow)");
+  EXPECT_TRUE(best.denoise.separates);
+  EXPECT_EQ(edgewise::method_number(&best, registry), 5);
+  for (double luma : {1.0, 4.0, 12.0})
+    for (double chroma : {0.5, 4.0, 20.0})
+      for (double white : {0.1, 0.9}) {
+        const auto recommendation = edgewise::recommend_method(camera_like(luma, chroma, white), registry);
+        ASSERT_NE(recommendation.method, nullptr);
+        EXPECT_NE(recommendation.method, &best) << luma << " " << chroma << " " << white;
+      }
+  for (int channels : {1, 3})
+    EXPECT_NE(edgewise::recommend_method(edgewise::white_noise_estimate(8.0, channels), registry).method, &best);
+}
+
+// Luminance and Colour reach nlbayes's noise table apart: colour 0 leaves
+// the chroma channels' noise at nothing, the luma channel's as measured.
+TEST(ScaledNoise, BestQualityReadsLuminanceAndColourApart) {
+  const NoiseEstimate measured = camera_like(4.0, 6.0, 0.9);  // mostly white: variances as measured
+  const auto table = [&](double luminance, double colour) {
+    const NoiseEstimate scaled = edgewise::scaled_noise(measured, 1.0, luminance, colour);
+    return edgewise::nlbayes_noise_table(&scaled, 10.0, 3, 1);
+  };
+  const auto as_measured = table(1, 1), no_colour = table(1, 0), no_luma = table(0, 1);
+  const int mid = as_measured.knots / 2;
+  EXPECT_GT(as_measured.channel[0][1].variance[mid], 0.0f);
+  // Colour or luminance 0: that channel's noise at the model's floor (half a code value).
+  EXPECT_LT(no_colour.channel[0][1].variance[mid], 0.05f * as_measured.channel[0][1].variance[mid]);
+  EXPECT_NEAR(no_colour.channel[0][0].variance[mid], as_measured.channel[0][0].variance[mid],
+              0.05f * as_measured.channel[0][0].variance[mid]);
+  EXPECT_LT(no_luma.channel[0][0].variance[mid], 0.05f * as_measured.channel[0][0].variance[mid]);
+}
+
 // The rule reads the rows' fields, never names: a row ranked higher for
 // correlated noise takes over, and a registry without a suitable method
 // still recommends one.
@@ -215,8 +255,8 @@ TEST(DenoiseMethods, NumberedByTheRegistry) {
   EXPECT_EQ(method, &edgewise::nlm_filter());
   EXPECT_EQ(edgewise::method_number(&edgewise::pyramid_filter(), registry), 4);
   const std::string expected =
-      "invalid method 1: expected -1 (the one the noise model recommends for the image), "
-      "0 (Edge-aware, the bilateral filter), 2 (Non-local means, the nlm filter), ";
+      "invalid method 1: expected -1: the one the noise model recommends for the image; "
+      "0: Edge-aware, the bilateral filter; 2: Non-local means, the nlm filter; ";
   EXPECT_EQ(edgewise::method_for_number(1, registry, method).rfind(expected, 0), 0u);
   EXPECT_NE(edgewise::method_for_number(99, registry, method), "");
   EXPECT_NE(edgewise::method_for_number(0.5, registry, method), "");
