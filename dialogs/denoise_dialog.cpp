@@ -67,8 +67,15 @@ DialogLayout advanced_layout(const edgewise::Registry& registry, const edgewise:
     if (users.empty()) continue;
     block.filters = users;
     std::vector<ControlRow> rows;
-    for (ControlRow& row : block.rows)
-      if (!is_denoise_control(row, block)) rows.push_back(std::move(row));
+    for (ControlRow& row : block.rows) {
+      if (is_denoise_control(row, block)) continue;
+      // A method's own parameter named like a Denoise control (the
+      // pyramid's and nlbayes's strength) says whose it is.
+      for (const edgewise::ParamInfo& control : edgewise::denoise_group().params)
+        if (row.param && std::string(row.param->cli_flag) == control.cli_flag)
+          row.label = "Method's own " + std::string(control.cli_flag);
+      rows.push_back(std::move(row));
+    }
     block.rows = std::move(rows);
     advanced.blocks.push_back(std::move(block));
   }
