@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "param_activity.h"
+
 namespace edgewise {
 
 std::vector<const ParamInfo*> FilterInfo::params() const {
@@ -43,6 +45,17 @@ Registry::Registry(std::vector<const FilterInfo*> filters) : filters_(std::move(
       if (info->takes_noise_auto() && !filter->noise_value)
         throw std::logic_error(std::string("filter ") + filter->name + " lets --" + info->cli_flag +
                                " be auto but has no noise rule");
+  for (const FilterInfo* filter : filters_) {
+    const std::string activity = check_activity(*filter);
+    if (!activity.empty()) throw std::logic_error(activity);
+    for (const DenoiseControl& control : filter->denoise.controls)
+      if (!filter->find_param(control.flag) || !control.label[0] || !control.help[0] ||
+          std::string(control.label).find('_') == std::string::npos)
+        throw std::logic_error(std::string("filter ") + filter->name + "'s Denoise control --" + control.flag +
+                               " is not one of its parameters, or lacks a label with an access key or help");
+    if (filter->denoise.method[0] && !filter->denoise.good_for[0])
+      throw std::logic_error(std::string("filter ") + filter->name + " is a Denoise method without a description");
+  }
   // A flag means one thing in a registry: front ends keep one value per
   // flag across filters (the dialog, the settings text). Two groups may
   // declare it (the nlm filter's mode and sigmas) when they agree on its

@@ -25,6 +25,38 @@ struct FilterOutputInfo {
   int (*channels)(const FilterSpec& spec, const ImageShape& shape) = nullptr;
 };
 
+// The kinds of noise the Denoise front end tells apart (recommend_method in
+// denoise.h), as bits of DenoiseInfo::suits.
+enum NoiseKind : unsigned {
+  kFineNoise = 1u,        // white-ish: each pixel's noise on its own (grain of a pixel)
+  kCorrelatedNoise = 2u,  // spread over neighbouring pixels: demosaicing, JPEG, resizing (coarse grain)
+  kColourNoise = 4u,      // mostly in the colours (speckles, blotches) rather than in brightness
+};
+
+// A parameter the Denoise front end shows among its photographer controls,
+// beside Strength, under a plain name (its other parameters go under
+// Advanced).
+struct DenoiseControl {
+  const char* flag = "";   // a parameter of the filter
+  const char* label = "";  // "S_moothness", with its access key
+  const char* help = "";   // what it does to a photo
+};
+
+// What the Denoise front end (Filters > Enhance > Denoise) says about a
+// filter, and when it recommends it. A filter without a method name is not
+// offered there; its own procedure and menu entry remain.
+struct DenoiseInfo {
+  const char* method = "";    // the plain name: "Multiscale"
+  const char* good_for = "";  // one line: what it is good for, and how fast
+  // Its automatic parameters read the luminance and the colour noise apart
+  // (NoiseEstimate::opponent), so the Luminance and Colour controls act
+  // apart; otherwise Strength alone is offered.
+  bool separates = false;
+  unsigned suits = 0;  // the NoiseKind bits it is recommended for
+  int rank = 0;        // among the methods that suit the noise, the highest is recommended
+  std::vector<DenoiseControl> controls;
+};
+
 struct FilterInfo {
   const char* name = "";           // --filter NAME, the settings text, the dialog's filter list
   const char* title = "";          // "Edgewise Bilateral": the dialog's title, the progress text
@@ -69,6 +101,8 @@ struct FilterInfo {
   FilterSpec (*for_image)(const FilterSpec& spec, const ImageShape& image) = nullptr;
   // Throws std::invalid_argument for a spec or shape it cannot plan.
   std::unique_ptr<Plan> (*plan)(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) = nullptr;
+  // How the Denoise front end offers it (not at all without a method name).
+  DenoiseInfo denoise;
 
   std::vector<const ParamInfo*> params() const;
   const ParamInfo* find_param(const std::string& flag) const;

@@ -17,7 +17,12 @@
 // pixels), EW_NOT_PDB, EW_PDB_SINCE(version) (an argument only of the
 // filter's procedure of that version and later, appended to the arguments
 // the earlier versions take: published procedures keep their arguments),
-// EW_HELP("text").
+// EW_HELP("text"), and when it acts (front ends grey it out otherwise, with
+// the reason): EW_ACTS_IF("choice-flag", "token") (only then),
+// EW_IDLE_ON_COLOUR_IF("choice-flag", "token") (no effect then on a colour
+// image), EW_ACTS_IF_ON("number-flag") (while that number is not at its
+// off value), EW_COLOUR_ONLY; EW_OFF_AT(value, "what off does") (the value
+// that turns off what it controls, offered as a toggle).
 // A choice's enumerators are C++ identifiers; its spellings are them with
 // '_' written '-' (per_channel -> "per-channel"), in the enum's order.
 //
@@ -76,6 +81,11 @@
 #define EW_NOT_PDB .not_pdb()
 #define EW_PDB_SINCE(version) .pdb_since(version)
 #define EW_HELP(text) .help(text)
+#define EW_ACTS_IF(flag, token) .acts_if(flag, token)
+#define EW_IDLE_ON_COLOUR_IF(flag, token) .idle_on_colour_if(flag, token)
+#define EW_ACTS_IF_ON(flag) .acts_if_on(flag)
+#define EW_COLOUR_ONLY .colour_only()
+#define EW_OFF_AT(value, meaning) .off_at(value, meaning)
 #else
 #define EW_RANGE(hmin, hmax)
 #define EW_SLIDER(smin, smax)
@@ -88,4 +98,9 @@
 #define EW_NOT_PDB
 #define EW_PDB_SINCE(version)
 #define EW_HELP(text)
+#define EW_ACTS_IF(flag, token)
+#define EW_IDLE_ON_COLOUR_IF(flag, token)
+#define EW_ACTS_IF_ON(flag)
+#define EW_COLOUR_ONLY
+#define EW_OFF_AT(value, meaning)
 #endif

@@ -15,6 +15,11 @@
 #undef EW_NOT_PDB
 #undef EW_PDB_SINCE
 #undef EW_HELP
+#undef EW_ACTS_IF
+#undef EW_IDLE_ON_COLOUR_IF
+#undef EW_ACTS_IF_ON
+#undef EW_COLOUR_ONLY
+#undef EW_OFF_AT
 #undef EW_DEF_ENUMS
 #undef EW_DEF_FIELDS
 #undef EW_DEF_TABLE

@@ -172,6 +172,35 @@ ParamGroupBuilder& ParamGroupBuilder::help(const char* text) {
   return *this;
 }
 
+ParamGroupBuilder& ParamGroupBuilder::acts_if(const char* flag, const char* token) {
+  last().acts_flag = flag;
+  last().acts_token = token;
+  return *this;
+}
+
+ParamGroupBuilder& ParamGroupBuilder::idle_on_colour_if(const char* flag, const char* token) {
+  last().idle_flag = flag;
+  last().idle_token = token;
+  return *this;
+}
+
+ParamGroupBuilder& ParamGroupBuilder::acts_if_on(const char* flag) {
+  last().acts_if_on = flag;
+  return *this;
+}
+
+ParamGroupBuilder& ParamGroupBuilder::colour_only() {
+  last().colour_only = true;
+  return *this;
+}
+
+ParamGroupBuilder& ParamGroupBuilder::off_at(double value, const char* meaning) {
+  last().has_off = true;
+  last().off_value = value;
+  last().off_meaning = meaning;
+  return *this;
+}
+
 ParamGroup ParamGroupBuilder::build() {
   for (ParamInfo& info : group_.params) {
     info.label = strip_mnemonic(info.mnemonic_label);
@@ -185,11 +214,13 @@ ParamGroup ParamGroupBuilder::build() {
                          info.slider_max <= info.hard_max && info.hard_min <= info.default_value &&
                          info.default_value <= info.hard_max;
     const bool auto_fits = !info.takes_noise_auto() || (info.type == ParamType::real && info.hard_min > kNoiseAuto);
-    if (!ordered || !auto_fits || !info.help[0] || info.mnemonic_label.find('_') == std::string::npos ||
+    const bool off_fits = !info.has_off || (!info.is_enum() && info.hard_min <= info.off_value &&
+                                            info.off_value <= info.hard_max && info.off_meaning[0]);
+    if (!ordered || !auto_fits || !off_fits || !info.help[0] || info.mnemonic_label.find('_') == std::string::npos ||
         info.pdb_version < 1)
       throw std::logic_error(std::string("parameter ") + info.cli_flag +
-                             ": ranges out of order, auto on a choice or within the range, no help, no access key "
-                             "or a PDB version below 1 in its .def entry");
+                             ": ranges out of order, auto on a choice or within the range, an off value outside "
+                             "it or unexplained, no help, no access key or a PDB version below 1 in its .def entry");
     info.manual_default = info.default_value;
     if (info.takes_noise_auto()) info.default_value = kNoiseAuto;
   }

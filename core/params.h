@@ -56,6 +56,25 @@ struct ParamInfo {
   // The version of the filter's PDB procedure that first takes it (see
   // EW_PDB_SINCE): 1 for the published arguments.
   int pdb_version = 1;
+  // When it acts, for front ends that grey out what cannot change the
+  // result (the dialog, with the reason): only while the choice `acts_flag`
+  // is `acts_token`; not while the choice `idle_flag` is `idle_token` on a
+  // colour image (lab mode converts to Lab itself, whatever the working
+  // space; a grey image is not converted); only while the number
+  // `acts_if_on` is not at its off value; only on colour images
+  // (colour_only). Empty: always.
+  const char* acts_flag = "";
+  const char* acts_token = "";
+  const char* idle_flag = "";
+  const char* idle_token = "";
+  const char* acts_if_on = "";
+  bool colour_only = false;
+  // A value that turns off what the parameter controls (nlm's sigma-r at its
+  // maximum: no range term), which front ends offer as a toggle rather than
+  // a number; off_meaning says what off does.
+  bool has_off = false;
+  double off_value = 0;
+  const char* off_meaning = "";
   // Choices: the spellings in the enum's order (the index is the PDB value).
   std::vector<std::string> tokens;
   std::string default_token;
@@ -63,6 +82,7 @@ struct ParamInfo {
   bool is_enum() const { return type == ParamType::choice; }
   bool is_integer() const { return type != ParamType::real; }
   bool takes_noise_auto() const { return noise_auto[0] != '\0'; }
+  bool is_off(double value) const { return has_off && value == off_value; }
   // The unit as help texts give it after "in": "px (0 = auto: ceil(2
   // sigma-s))", "code values (0-255 scale ...)"; "" when there is none.
   std::string unit_text() const;
@@ -111,6 +131,11 @@ class ParamGroupBuilder {
   ParamGroupBuilder& not_pdb();
   ParamGroupBuilder& pdb_since(int version);
   ParamGroupBuilder& help(const char* text);
+  ParamGroupBuilder& acts_if(const char* flag, const char* token);
+  ParamGroupBuilder& idle_on_colour_if(const char* flag, const char* token);
+  ParamGroupBuilder& acts_if_on(const char* flag);
+  ParamGroupBuilder& colour_only();
+  ParamGroupBuilder& off_at(double value, const char* meaning);
   // Fills the derived fields (labels, choice ranges) and checks the list.
   ParamGroup build();
 

@@ -130,7 +130,8 @@ class CpuProvider : public BackendProvider {
   std::string label() const override { return "CPU"; }
   bool is_fallback() const override { return true; }
   bool usable(std::string& description) const override {
-    description = std::to_string(omp_get_num_procs()) + " cores, " + instruction_set();
+    // The threads a run uses (OpenMP's team: the cores, or OMP_NUM_THREADS).
+    description = std::to_string(omp_get_max_threads()) + " threads, " + instruction_set();
     return true;
   }
   std::unique_ptr<Backend> make(const BackendOptions& options) const override {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "param_activity.h"
+
 namespace edgewise_dialog {
 
 namespace {
@@ -21,6 +23,7 @@ int digits_for(const edgewise::ParamInfo& info) {
 ControlRow make_row(const edgewise::ParamInfo& info) {
   ControlRow row;
   row.param = &info;
+  row.label = info.mnemonic_label;
   row.choice = info.is_enum();
   row.choices = info.tokens;
   row.slider_min = info.slider_min;
@@ -31,8 +34,10 @@ ControlRow make_row(const edgewise::ParamInfo& info) {
   row.step = std::pow(10.0, 1 - row.digits) / (info.is_integer() ? 10 : 1);
   row.automatic = info.auto_meaning[0] != '\0';
   row.noise_auto = info.takes_noise_auto();
+  row.off = info.has_off;
   row.tooltip = info.help;
   if (!info.is_enum()) row.tooltip += ".\nAllowed: " + info.range_text();
+  if (info.has_off) row.tooltip += std::string("\nOff: ") + info.off_meaning + ".";
   return row;
 }
 
@@ -87,6 +92,54 @@ void set_row_value(const ControlRow& row, double value, edgewise::Settings& sett
     return;
   }
   settings.others[flag] = edgewise::value_text(*row.param, value);
+}
+
+RowState row_state(const ControlRow& row, const edgewise::Settings& settings, const edgewise::NoiseEstimate* noise,
+                   const edgewise::ImageShape& image) {
+  RowState state;
+  const double value = row_value(row, settings);
+  state.shown = value;
+  const edgewise::FilterSpec& spec = settings.spec;
+  const bool own = spec.filter().find_param(row.param->cli_flag) == row.param;
+  if (!own) return state;  // another filter's row: hidden, as it stands
+  // What the filter will run with: auto values resolved for the image.
+  edgewise::FilterSpec resolved = spec;
+  if (spec.filter().for_image && image.width > 0) resolved = spec.filter().for_image(resolved, image);
+  if (noise && edgewise::needs_noise(resolved)) resolved = edgewise::resolve_noise(resolved, *noise);
+  const double effective = edgewise::effective_value(resolved, *row.param);
+  state.automatic = (row.automatic && value == 0) || (row.noise_auto && value == edgewise::kNoiseAuto);
+  if (state.automatic && (row.automatic || noise)) state.shown = effective;
+  state.off = row.param->is_off(row.automatic || row.noise_auto ? effective : value);
+  state.why = edgewise::inactive_reason(resolved, *row.param, image.channels >= 3 ? 3 : 1);
+  state.acts = state.why.empty();
+  return state;
+}
+
+ControlRow denoise_control_row(const edgewise::FilterInfo& filter, const edgewise::DenoiseControl& control) {
+  ControlRow row = make_row(*filter.find_param(control.flag));
+  row.label = control.label;
+  row.tooltip = std::string(control.help) + ".\nAllowed: " + row.param->range_text() + " (" + row.param->label +
+                " of the " + filter.name + " filter).";
+  return row;
+}
+
+std::string backend_line(const std::vector<BackendEntry>& backends, const std::string& choice) {
+  const BackendEntry* runs = nullptr;
+  for (const BackendEntry& entry : backends) {
+    if (entry.choice == "auto") continue;
+    if (choice == entry.choice) {
+      if (!entry.usable) return entry.label + " cannot run here: " + entry.description + ". Choose Auto or the CPU.";
+      runs = &entry;
+      break;
+    }
+    // Auto: the first usable backend that is not the fallback, else the fallback.
+    if (choice == "auto" && entry.usable && (!runs || (runs->fallback && !entry.fallback))) runs = &entry;
+  }
+  if (!runs) return "";
+  // The CPU's description starts with its threads ("2 threads, avx2"); a
+  // GPU's is the device.
+  if (runs->fallback) return "Runs on " + runs->label + " (" + runs->description.substr(0, runs->description.find(',')) + ")";
+  return "Runs on GPU: " + runs->description;
 }
 
 }  // namespace edgewise_dialog

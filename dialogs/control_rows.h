@@ -17,6 +17,7 @@ namespace edgewise_dialog {
 // paired with a spin button over the valid range, as GIMP's scale entries.
 struct ControlRow {
   const edgewise::ParamInfo* param = nullptr;
+  std::string label;  // with its access key: the parameter's, or a plain name (the Denoise dialog's Smoothness)
   bool choice = false;
   std::vector<std::string> choices;
   double slider_min = 0, slider_max = 0, hard_min = 0, hard_max = 0;
@@ -24,8 +25,27 @@ struct ControlRow {
   int digits = 0;
   bool automatic = false;   // 0 means auto: an Auto check button stands beside it
   bool noise_auto = false;  // takes auto from the image's noise (kNoiseAuto): an Auto check after its unit
+  bool off = false;         // has a value that turns it off: an Off check (never the number itself)
   std::string tooltip;
 };
+
+// What a row shows for some settings.
+struct RowState {
+  bool acts = true;        // it can change the result (else greyed out, `why` in its tooltip)
+  std::string why;         // why it cannot: "acts only when Colour mode is lab"
+  bool automatic = false;  // at auto (0 = auto, or auto from the noise): the number is what auto gives
+  bool off = false;        // at its off value (chosen, or what auto gives)
+  double shown = 0;        // the number its spin button shows
+};
+
+// `noise`: the image's (may be null: auto values are then not shown);
+// `image`: its shape, for what auto values follow (the pyramid's levels).
+RowState row_state(const ControlRow& row, const edgewise::Settings& settings, const edgewise::NoiseEstimate* noise,
+                   const edgewise::ImageShape& image);
+
+// The row a Denoise control of `filter` gets: its parameter's row, under
+// the control's plain name and help.
+ControlRow denoise_control_row(const edgewise::FilterInfo& filter, const edgewise::DenoiseControl& control);
 
 // A .def group's rows: the main rows, or a frame of their own.
 struct ControlBlock {
@@ -41,6 +61,15 @@ struct BackendEntry {
   bool fallback = false;    // the CPU, which auto uses when nothing else can
   std::string description;  // the device, or why it is not usable
 };
+
+// The line under the backend choice: where a run with that choice ("auto"
+// or an id) goes ("Runs on CPU (2 threads)", "Runs on GPU: NVIDIA ..."),
+// and why a named backend cannot run. A backend that is not
+// usable is mentioned only when it is the one chosen: no driver message on
+// every machine without a GPU (auto then runs on the CPU, silently). A
+// usable GPU that fails a run says so in the preview's status (the
+// engine's notice).
+std::string backend_line(const std::vector<BackendEntry>& backends, const std::string& choice);
 
 struct DialogLayout {
   // The Filter choice; empty when the dialog is locked to one filter (GIMP's

@@ -1,9 +1,6 @@
 #include "filter_dialog.h"
 
 #include <gtk/gtk.h>
-#ifdef GDK_WINDOWING_X11
-#include <gdk/gdkx.h>
-#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -12,6 +9,7 @@
 
 #include "control_rows.h"
 #include "dialog_help.h"
+#include "dialog_window.h"
 #include "param_controls.h"
 #include "preview_pane.h"
 
@@ -31,22 +29,6 @@ const char* const kSizeKey = "size";
 std::string dialog_value(const edgewise::Settings& settings, const char* key) {
   const auto found = settings.dialog.find(key);
   return found == settings.dialog.end() ? "" : found->second;
-}
-
-// Return presses OK from a focused combo box too (GTK would open its list;
-// GIMP's dialogs press their default button): the other controls either
-// take Return themselves (buttons, the Auto check box) or pass it on to the
-// default button (spin buttons activate it, sliders ignore the key). The
-// combo's own button receives the default action, so the window's default
-// activation would open the list: OK is pressed directly.
-gboolean on_key_press(GtkWidget* window, GdkEventKey* event, gpointer ok) {
-  const guint key = event->keyval;
-  if (key != GDK_KEY_Return && key != GDK_KEY_KP_Enter && key != GDK_KEY_ISO_Enter) return FALSE;
-  if (event->state & gtk_accelerator_get_default_mod_mask()) return FALSE;
-  GtkWidget* focus = gtk_window_get_focus(GTK_WINDOW(window));
-  if (!focus || !gtk_widget_get_ancestor(focus, GTK_TYPE_COMBO_BOX)) return FALSE;
-  if (gtk_widget_is_sensitive(GTK_WIDGET(ok))) gtk_widget_activate(GTK_WIDGET(ok));  // nothing while OK is greyed out
-  return TRUE;
 }
 
 bool uses(const ControlBlock& block, const edgewise::FilterInfo& filter) {
@@ -72,7 +54,6 @@ class FilterDialog {
   void build_backend_rows(GtkGrid* grid);
   void show(const edgewise::Settings& settings);
   void changed();
-  void stay_in_front_of(unsigned long parent_window);
   void restore_state(const edgewise::Settings& settings);
   void keep_state(edgewise::Settings& settings) const;
   void show_help();
@@ -89,7 +70,8 @@ class FilterDialog {
   std::vector<std::pair<GtkWidget*, const ControlBlock*>> frames_;  // blocks in a frame of their own
   GtkWidget* backend_ = nullptr;
   GtkWidget* ok_ = nullptr;
-  GtkWidget* help_window_ = nullptr;
+  HelpWindow help_;
+  GtkWidget* backend_line_ = nullptr;
 };
 
 FilterDialog::FilterDialog(ImagePort& image, const edgewise::Settings& initial, const DialogOptions& options)
@@ -99,10 +81,7 @@ FilterDialog::FilterDialog(ImagePort& image, const edgewise::Settings& initial, 
                               options.filter_locked ? &initial.spec.filter() : nullptr, options.hidden_params)),
       settings_(initial),
       controls_([this] { changed(); }) {
-  // The host's light or dark look, before any widget is styled.
-  if (options.theme != ThemeVariant::desktop)
-    g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme",
-                 options.theme == ThemeVariant::dark ? TRUE : FALSE, nullptr);
+  apply_theme(options.theme);  // the host's light or dark look, before any widget is styled
   dialog_ = gtk_dialog_new();
   gtk_window_set_title(GTK_WINDOW(dialog_), options.title.c_str());
   gtk_window_set_position(GTK_WINDOW(dialog_), GTK_WIN_POS_CENTER);
@@ -120,18 +99,18 @@ FilterDialog::FilterDialog(ImagePort& image, const edgewise::Settings& initial, 
   gtk_box_pack_start(GTK_BOX(columns), pane_->widget(), TRUE, TRUE, 0);
   gtk_box_pack_start(GTK_BOX(columns), build_controls(), FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(gtk_dialog_get_content_area(GTK_DIALOG(dialog_))), columns, TRUE, TRUE, 0);
-  g_signal_connect(dialog_, "key-press-event", G_CALLBACK(on_key_press), ok_);
+  press_ok_on_return(dialog_, ok_);
   // Once per dialog, from the whole image: the auto values and their labels
   // follow it, and so does every preview, whatever region or zoom it shows.
   auto noise = std::make_shared<const edgewise::NoiseEstimate>(estimate_image_noise(image));
   pane_->set_noise(noise);
   controls_.set_noise(*noise);
+  controls_.set_image(image.shape());
   restore_state(initial);
   show(settings_);
 }
 
 FilterDialog::~FilterDialog() {
-  if (help_window_) gtk_widget_destroy(help_window_);
   gtk_widget_destroy(dialog_);
   pane_.reset();  // after its widgets: stops the worker
 }
@@ -187,17 +166,14 @@ void FilterDialog::build_filter_row(GtkGrid* grid) {
                    G_CALLBACK(+[](GtkComboBox*, gpointer self) { static_cast<FilterDialog*>(self)->changed(); }), this);
 }
 
-// Auto and each backend of the list; an unusable one is greyed out, and
-// the line below says why.
+// Auto and each backend of the list; an unusable one is greyed out (its
+// tooltip says why), and the line below says where the choice runs.
 void FilterDialog::build_backend_rows(GtkGrid* grid) {
   GtkListStore* store = gtk_list_store_new(2, G_TYPE_STRING, G_TYPE_BOOLEAN);
-  std::string note;
+  std::string tooltip;
   for (const BackendEntry& entry : layout_.backends) {
     gtk_list_store_insert_with_values(store, nullptr, -1, 0, entry.label.c_str(), 1, entry.usable, -1);
-    if (entry.choice == "auto" || entry.fallback) continue;
-    if (!note.empty()) note += "\n";
-    note += entry.usable ? entry.label + ": " + entry.description
-                         : "No usable " + entry.label + ": " + entry.description + ". The CPU is used.";
+    tooltip += (tooltip.empty() ? "" : "\n") + entry.label + ": " + entry.description;
   }
   backend_ = gtk_combo_box_new_with_model(GTK_TREE_MODEL(store));
   g_object_unref(store);
@@ -207,14 +183,15 @@ void FilterDialog::build_backend_rows(GtkGrid* grid) {
   GtkWidget* label = gtk_label_new_with_mnemonic("_Backend");
   gtk_widget_set_halign(label, GTK_ALIGN_START);
   gtk_label_set_mnemonic_widget(GTK_LABEL(label), backend_);
-  GtkWidget* note_label = gtk_label_new(note.c_str());
-  gtk_label_set_line_wrap(GTK_LABEL(note_label), TRUE);
-  gtk_label_set_max_width_chars(GTK_LABEL(note_label), 40);
-  gtk_label_set_xalign(GTK_LABEL(note_label), 0);
-  gtk_style_context_add_class(gtk_widget_get_style_context(note_label), "dim-label");
+  gtk_widget_set_tooltip_text(backend_, tooltip.c_str());
+  backend_line_ = gtk_label_new("");
+  gtk_label_set_line_wrap(GTK_LABEL(backend_line_), TRUE);
+  gtk_label_set_max_width_chars(GTK_LABEL(backend_line_), 40);
+  gtk_label_set_xalign(GTK_LABEL(backend_line_), 0);
+  gtk_style_context_add_class(gtk_widget_get_style_context(backend_line_), "dim-label");
   gtk_grid_attach(grid, label, 0, 0, 1, 1);
   gtk_grid_attach(grid, backend_, 1, 0, 1, 1);
-  gtk_grid_attach(grid, note_label, 0, 1, 2, 1);
+  gtk_grid_attach(grid, backend_line_, 0, 1, 2, 1);
   g_signal_connect(backend_, "changed",
                    G_CALLBACK(+[](GtkComboBox*, gpointer self) { static_cast<FilterDialog*>(self)->changed(); }), this);
 }
@@ -254,6 +231,7 @@ void FilterDialog::changed() {
   controls_.show_rows_of(next.spec.filter());
   const int backend = std::max(0, gtk_combo_box_get_active(GTK_COMBO_BOX(backend_)));
   next.backend = layout_.backends[size_t(backend)].choice;
+  gtk_label_set_text(GTK_LABEL(backend_line_), backend_line(layout_.backends, next.backend).c_str());
   controls_.refresh_dependent(next);
   // Only the chosen filter's groups are shown (one filter's rows at a
   // time: their access keys are unique within a filter, not across them).
@@ -283,64 +261,12 @@ void FilterDialog::keep_state(edgewise::Settings& settings) const {
   settings.dialog[kSizeKey] = std::to_string(width) + "x" + std::to_string(height);
 }
 
-gboolean hide_on_escape(GtkWidget* window, GdkEventKey* event, gpointer) {
-  if (event->keyval != GDK_KEY_Escape) return FALSE;
-  gtk_widget_hide(window);
-  return TRUE;
-}
-
-// A window beside the dialog with the README's section on it and what each
-// control means (dialog_help.h); Help again brings it to the front.
-void FilterDialog::show_help() {
-  if (!help_window_) {
-    help_window_ = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-    gtk_window_set_title(GTK_WINDOW(help_window_), (options_.title + " — Help").c_str());
-    gtk_window_set_transient_for(GTK_WINDOW(help_window_), GTK_WINDOW(dialog_));
-    gtk_window_set_default_size(GTK_WINDOW(help_window_), 620, 560);
-    gtk_window_set_type_hint(GTK_WINDOW(help_window_), GDK_WINDOW_TYPE_HINT_DIALOG);
-    // A window group of its own: the modal dialog's grab covers only its
-    // group, so the help can be scrolled, read and closed beside it.
-    GtkWindowGroup* group = gtk_window_group_new();
-    gtk_window_group_add_window(group, GTK_WINDOW(help_window_));
-    g_object_unref(group);  // the window keeps it
-    GtkWidget* scrolled = gtk_scrolled_window_new(nullptr, nullptr);
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-    GtkWidget* text = gtk_text_view_new();
-    gtk_text_view_set_editable(GTK_TEXT_VIEW(text), FALSE);
-    gtk_text_view_set_cursor_visible(GTK_TEXT_VIEW(text), FALSE);
-    gtk_text_view_set_wrap_mode(GTK_TEXT_VIEW(text), GTK_WRAP_WORD);
-    gtk_text_view_set_left_margin(GTK_TEXT_VIEW(text), 12);
-    gtk_text_view_set_right_margin(GTK_TEXT_VIEW(text), 12);
-    gtk_text_view_set_top_margin(GTK_TEXT_VIEW(text), 12);
-    gtk_text_view_set_bottom_margin(GTK_TEXT_VIEW(text), 12);
-    const std::string help = dialog_help_text(layout_);
-    gtk_text_buffer_set_text(gtk_text_view_get_buffer(GTK_TEXT_VIEW(text)), help.c_str(), int(help.size()));
-    gtk_container_add(GTK_CONTAINER(scrolled), text);
-    gtk_container_add(GTK_CONTAINER(help_window_), scrolled);
-    // Closing hides it, for the next Help; Escape closes it.
-    g_signal_connect(help_window_, "delete-event", G_CALLBACK(gtk_widget_hide_on_delete), nullptr);
-    g_signal_connect(help_window_, "key-press-event", G_CALLBACK(hide_on_escape), nullptr);
-  }
-  gtk_widget_show_all(help_window_);
-  gtk_window_present(GTK_WINDOW(help_window_));
-}
-
-void FilterDialog::stay_in_front_of(unsigned long parent_window) {
-#ifdef GDK_WINDOWING_X11
-  GdkDisplay* display = gtk_widget_get_display(dialog_);
-  if (!parent_window || !GDK_IS_X11_DISPLAY(display)) return;
-  gtk_widget_realize(dialog_);
-  GdkWindow* parent = gdk_x11_window_foreign_new_for_display(display, Window(parent_window));
-  if (!parent) return;
-  gdk_window_set_transient_for(gtk_widget_get_window(dialog_), parent);
-  g_object_unref(parent);
-#else
-  (void)parent_window;
-#endif
-}
+// The user guide and what each control means (dialog_help.h); Help again
+// brings it to the front.
+void FilterDialog::show_help() { help_.show(GTK_WINDOW(dialog_), options_.title, dialog_help_text(layout_)); }
 
 bool FilterDialog::run(edgewise::Settings& settings) {
-  stay_in_front_of(options_.parent_window);
+  stay_in_front_of(dialog_, options_.parent_window);
   gtk_widget_show_all(dialog_);
   changed();  // show_all showed every filter's rows
   // The first number has the focus, as in GIMP's filter dialogs: typing

@@ -10,7 +10,7 @@ void ParamControls::add_rows(GtkGrid* grid, const std::vector<ControlRow>& rows)
   for (const ControlRow& row : rows) {
     auto control = std::make_unique<Control>();
     control->row = row;
-    control->label = gtk_label_new_with_mnemonic(row.param->mnemonic_label.c_str());
+    control->label = gtk_label_new_with_mnemonic(row.label.c_str());
     gtk_widget_set_halign(control->label, GTK_ALIGN_START);
     gtk_grid_attach(grid, control->label, 0, top, 1, 1);
     if (row.choice)
@@ -69,6 +69,13 @@ void ParamControls::add_number(GtkGrid* grid, int top, Control& control) {
     gtk_grid_attach(grid, control.noise, 4, top, 1, 1);
     g_signal_connect(control.noise, "toggled", G_CALLBACK(on_value), this);
   }
+  if (row.off) {
+    control.off = gtk_check_button_new_with_label("Off");
+    gtk_widget_set_tooltip_text(control.off, (std::string("off: ") + row.param->off_meaning).c_str());
+    gtk_grid_attach(grid, control.off, 5, top, 1, 1);
+    g_object_set_data(G_OBJECT(control.off), "edgewise-controls", this);
+    g_signal_connect(control.off, "toggled", G_CALLBACK(on_off), &control);
+  }
   g_signal_connect(control.scale, "value-changed", G_CALLBACK(on_moved), &control);
   g_signal_connect(control.spin, "value-changed", G_CALLBACK(on_moved), &control);
   g_object_set_data(G_OBJECT(control.scale), "edgewise-controls", this);
@@ -80,7 +87,7 @@ std::vector<GtkWidget*> ParamControls::row(const std::string& cli_flag) const {
     if (cli_flag == control->row.param->cli_flag) {
       std::vector<GtkWidget*> widgets;
       for (GtkWidget* widget : {control->label, control->combo, control->scale, control->spin, control->unit,
-                                control->automatic, control->noise})
+                                control->automatic, control->noise, control->off})
         if (widget) widgets.push_back(widget);
       return widgets;
     }
@@ -98,6 +105,27 @@ void ParamControls::notify() {
 }
 
 void ParamControls::on_value(GtkWidget*, gpointer self) { static_cast<ParamControls*>(self)->notify(); }
+
+// Off ticked: the value that turns it off. Unticked from that value: the
+// declared default when it is not off, else the end of the slider nearest
+// the off value.
+void ParamControls::on_off(GtkToggleButton* off, gpointer data) {
+  auto* self = static_cast<ParamControls*>(g_object_get_data(G_OBJECT(off), "edgewise-controls"));
+  Control& control = *static_cast<Control*>(data);
+  const edgewise::ParamInfo& info = *control.row.param;
+  ++self->quiet_;
+  if (gtk_toggle_button_get_active(off)) {
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(control.spin), info.off_value);
+  } else if (info.is_off(gtk_spin_button_get_value(GTK_SPIN_BUTTON(control.spin)))) {
+    double on = info.manual_default;
+    if (info.is_off(on)) on = info.off_value >= info.slider_max ? info.slider_max : info.slider_min;
+    if (info.is_off(on)) on = (info.slider_min + info.slider_max) / 2;
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(control.spin), on);
+  }
+  --self->quiet_;
+  self->notify();
+}
+
 
 // The slider and the spin button show one value: whichever moved, the
 // other follows. A typed value beyond the slider's range moves the slider
@@ -151,7 +179,7 @@ void ParamControls::show_rows_of(const edgewise::FilterInfo& filter) {
   for (auto& control : controls_) {
     const bool visible = row_of(control->row, filter) && filter.find_param(control->row.param->cli_flag);
     for (GtkWidget* widget : {control->label, control->combo, control->scale, control->spin, control->unit,
-                              control->automatic, control->noise})
+                              control->automatic, control->noise, control->off})
       if (widget) gtk_widget_set_visible(widget, visible);
   }
 }
@@ -171,6 +199,10 @@ void ParamControls::read(edgewise::Settings& settings) {
       set_row_value(control->row, edgewise::kNoiseAuto, settings);
       continue;
     }
+    if (control->off && gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(control->off))) {
+      set_row_value(control->row, control->row.param->off_value, settings);
+      continue;
+    }
     ++quiet_;  // commits text being typed; the caller is reading, not reacting
     gtk_spin_button_update(GTK_SPIN_BUTTON(control->spin));
     --quiet_;
@@ -181,28 +213,39 @@ void ParamControls::read(edgewise::Settings& settings) {
 
 void ParamControls::refresh_dependent(const edgewise::Settings& settings) {
   ++quiet_;
-  for (auto& control : controls_) {
-    if (control->unit) gtk_label_set_text(GTK_LABEL(control->unit), unit_text(control->row, settings).c_str());
-    if (control->noise) {
-      const bool automatic = gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(control->noise));
-      gtk_widget_set_sensitive(control->scale, !automatic);
-      gtk_widget_set_sensitive(control->spin, !automatic);
-      // Shows the value the image's noise gives (sigma-r 2.5 x its sigma).
-      if (automatic && noise_ && settings.spec.has(control->row.param->cli_flag))
-        gtk_spin_button_set_value(GTK_SPIN_BUTTON(control->spin),
-                                  edgewise::resolve_noise(settings.spec, *noise_).get(control->row.param->cli_flag));
-      continue;
-    }
-    if (!control->automatic) continue;
-    const bool automatic = gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(control->automatic));
-    gtk_widget_set_sensitive(control->scale, !automatic);
-    gtk_widget_set_sensitive(control->spin, !automatic);
-    // Shows the value the filter will use (the radius ceil(2 sigma-s)).
-    if (automatic && settings.spec.has(control->row.param->cli_flag))
-      gtk_spin_button_set_value(GTK_SPIN_BUTTON(control->spin),
-                                edgewise::effective_value(settings.spec, *control->row.param));
-  }
+  for (auto& control : controls_) refresh_row(*control, settings);
   --quiet_;
+}
+
+// Units, the value auto gives (sigma-r 2.5 x the noise, the radius ceil(2
+// sigma-s), the pyramid's levels for this image), Off, and whether the row
+// can act at all (row_state).
+void ParamControls::refresh_row(Control& control, const edgewise::Settings& settings) {
+  if (control.unit) gtk_label_set_text(GTK_LABEL(control.unit), unit_text(control.row, settings).c_str());
+  if (!settings.spec.has(control.row.param->cli_flag) ||
+      settings.spec.filter().find_param(control.row.param->cli_flag) != control.row.param)
+    return;  // another filter's row: hidden
+  const RowState state = row_state(control.row, settings, noise_ ? &*noise_ : nullptr, image_);
+  if (control.spin) {
+    if (state.automatic) gtk_spin_button_set_value(GTK_SPIN_BUTTON(control.spin), state.shown);
+    if (control.off) {
+      gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(control.off), state.off);
+      gtk_widget_set_sensitive(control.off, state.acts && !state.automatic);
+    }
+    gtk_widget_set_sensitive(control.scale, state.acts && !state.automatic && !state.off);
+    gtk_widget_set_sensitive(control.spin, state.acts && !state.automatic && !state.off);
+    // Off shows no number (the value that means off, nlm's range sigma
+    // 100000, is not one to read); the row keeps its place.
+    gtk_widget_set_opacity(control.scale, state.off ? 0.0 : 1.0);
+    gtk_widget_set_opacity(control.spin, state.off ? 0.0 : 1.0);
+  }
+  for (GtkWidget* check : {control.automatic, control.noise})
+    if (check) gtk_widget_set_sensitive(check, state.acts);
+  if (control.combo) gtk_widget_set_sensitive(control.combo, state.acts);
+  gtk_widget_set_sensitive(control.label, state.acts);
+  const std::string tip = state.acts ? control.row.tooltip : "No effect now: " + state.why + ".\n\n" + control.row.tooltip;
+  for (GtkWidget* widget : {control.label, control.combo, control.scale, control.spin})
+    if (widget) gtk_widget_set_tooltip_text(widget, tip.c_str());
 }
 
 void ParamControls::set_noise(const edgewise::NoiseEstimate& noise) {

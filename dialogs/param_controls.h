@@ -4,7 +4,10 @@
 // usual range, the spin button the whole valid range, as GIMP's scale
 // entries do), an Auto check button where 0 means automatic, and the unit,
 // then an Auto check where the value can follow the image's noise, labelled
-// with the noise the image shows.
+// with the noise the image shows, and an Off check where a value turns off
+// what the parameter controls (never a magic number in the spin button). A
+// row that cannot act for the current values (row_state) is greyed out,
+// the reason in its tooltip.
 #pragma once
 
 #include <gtk/gtk.h>
@@ -25,7 +28,8 @@ class ParamControls {
   ParamControls(const ParamControls&) = delete;
   ParamControls& operator=(const ParamControls&) = delete;
 
-  // Appends a row to `grid` (columns: label, slider, spin button, unit or Auto) per row.
+  // Appends a row to `grid` (columns: label, slider, spin button, unit or
+  // Auto, noise Auto, Off) per row. Rows may go to several grids.
   void add_rows(GtkGrid* grid, const std::vector<ControlRow>& rows);
 
   // Shows `settings` without reporting a change.
@@ -41,6 +45,9 @@ class ParamControls {
   // The image's noise: the noise Auto checks show it, and ticked they show
   // the values it gives.
   void set_noise(const edgewise::NoiseEstimate& noise);
+  // The image's shape: what auto values follow (the pyramid's levels) and
+  // whether colour-only parameters act.
+  void set_image(const edgewise::ImageShape& image) { image_ = image; }
   // The widgets of a row, to hide or desensitise them together.
   std::vector<GtkWidget*> row(const std::string& cli_flag) const;
   // The first shown number's spin button (the focus when the dialog opens), or null.
@@ -56,7 +63,10 @@ class ParamControls {
     GtkWidget* unit = nullptr;
     GtkWidget* automatic = nullptr;  // 0 = auto
     GtkWidget* noise = nullptr;      // auto from the image's noise (kNoiseAuto)
+    GtkWidget* off = nullptr;        // the value that turns it off
   };
+  void refresh_row(Control& control, const edgewise::Settings& settings);
+  static void on_off(GtkToggleButton* off, gpointer control);
   void add_choice(GtkGrid* grid, int top, Control& control);
   void add_number(GtkGrid* grid, int top, Control& control);
   void notify();
@@ -66,6 +76,7 @@ class ParamControls {
   std::function<void()> changed_;
   std::vector<std::unique_ptr<Control>> controls_;
   std::optional<edgewise::NoiseEstimate> noise_;
+  edgewise::ImageShape image_{0, 0, 3};
   int quiet_ = 0;         // > 0 while values are set, not chosen: no change is reported
   bool syncing_ = false;  // a slider and its spin button are following each other
 };

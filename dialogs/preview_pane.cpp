@@ -185,9 +185,10 @@ void PreviewPane::restore(const std::string& view, const std::string& zoom) {
     if (zoom == kZooms[i].word) set_zoom_index(i);
 }
 
-void PreviewPane::set_settings(const Settings& settings, const std::string& problem) {
+void PreviewPane::set_settings(const Settings& settings, const std::string& problem, const std::string& context) {
   settings_ = settings;
   problem_ = problem;
+  context_ = context;
   request();
 }
 
@@ -214,9 +215,16 @@ void PreviewPane::request() {
   const PreviewRegion region = current_region();
   // The UI thread reads (GIMP's plug-in protocol is not thread-safe); a new
   // read only when the view moved or the filter's reach changed.
-  if (!input_ || !same_region(input_->region, region))
+  if (!input_ || !same_region(input_->region, region)) {
     input_ = read_preview_input(port_, region, noise_, settings_.backend);
-  worker_->submit(settings_, input_);
+  } else if (input_->noise != noise_) {
+    // The same pixels with another estimate (the Denoise dialog's Strength):
+    // they are shared, not read again.
+    auto with_noise = std::make_shared<PreviewInput>(*input_);
+    with_noise->noise = noise_;
+    input_ = with_noise;
+  }
+  worker_->submit(settings_, input_, context_);
   gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(progress_), 0);
 }
 

@@ -27,9 +27,11 @@ class PreviewPane {
 
   GtkWidget* widget() const { return box_; }
   // Filters the view with these settings; `problem`, when not empty, says
-  // why they cannot be filtered (shown instead of a new preview).
-  void set_settings(const Settings& settings, const std::string& problem = "");
-  // The whole image's noise, which previews of parameters at auto follow.
+  // why they cannot be filtered (shown instead of a new preview). `context`
+  // goes before the settings in the trace (the Denoise dialog's controls).
+  void set_settings(const Settings& settings, const std::string& problem = "", const std::string& context = "");
+  // The whole image's noise, which previews of parameters at auto follow
+  // (the Denoise dialog's: scaled by its controls, set before each change).
   void set_noise(std::shared_ptr<const edgewise::NoiseEstimate> noise) { noise_ = std::move(noise); }
 
   // The View choice and the zoom as words, kept with the dialog's values:
@@ -66,7 +68,7 @@ class PreviewPane {
   ImagePort& port_;
   DialogObserver* observer_;
   Settings settings_;
-  std::string problem_;
+  std::string problem_, context_;
   View view_;
   std::shared_ptr<const PreviewInput> input_;
   std::shared_ptr<const edgewise::NoiseEstimate> noise_;

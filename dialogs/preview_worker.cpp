@@ -19,12 +19,13 @@ PreviewWorker::~PreviewWorker() {
   thread_.join();
 }
 
-uint64_t PreviewWorker::submit(const Settings& settings, std::shared_ptr<const PreviewInput> input) {
+uint64_t PreviewWorker::submit(const Settings& settings, std::shared_ptr<const PreviewInput> input,
+                               const std::string& context) {
   uint64_t generation;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     generation = ++latest_;
-    pending_ = std::make_unique<Request>(Request{generation, settings, std::move(input)});
+    pending_ = std::make_unique<Request>(Request{generation, settings, std::move(input), context});
   }
   wake_.notify_one();
   return generation;
@@ -60,6 +61,7 @@ void PreviewWorker::loop() {
       result.error = error.what();
     }
     result.generation = generation;
+    if (!request->context.empty()) result.settings = request->context + " " + result.settings;
     if (latest_.load() == generation) deliver_(std::move(result));
   }
 }

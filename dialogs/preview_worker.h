@@ -28,8 +28,10 @@ class PreviewWorker {
   PreviewWorker(const PreviewWorker&) = delete;
   PreviewWorker& operator=(const PreviewWorker&) = delete;
 
-  // Returns the request's generation, which its result carries.
-  uint64_t submit(const Settings& settings, std::shared_ptr<const PreviewInput> input);
+  // Returns the request's generation, which its result carries. `context`,
+  // when not empty, goes before the settings text in the result (what the
+  // Denoise dialog's controls asked, for its trace).
+  uint64_t submit(const Settings& settings, std::shared_ptr<const PreviewInput> input, const std::string& context = "");
   // Drops pending work and cancels what runs.
   void cancel();
   uint64_t latest() const { return latest_.load(); }
@@ -39,6 +41,7 @@ class PreviewWorker {
     uint64_t generation = 0;
     Settings settings;
     std::shared_ptr<const PreviewInput> input;
+    std::string context;
   };
   void loop();
 

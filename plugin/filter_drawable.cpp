@@ -65,13 +65,33 @@ double largest_change(GeglBuffer* before, GeglBuffer* after, const GeglRectangle
   return 255.0 * largest;
 }
 
+int drawable_channels(gint32 drawable) {
+  return (gimp_drawable_is_gray(drawable) ? 1 : 3) + (gimp_drawable_has_alpha(drawable) ? 1 : 0);
+}
+
 }  // namespace
 
-std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings) {
+std::string measure_drawable_noise(gint32 drawable, edgewise::NoiseEstimate& noise) {
+  const int channels = drawable_channels(drawable);
+  const int width = gimp_drawable_width(drawable), height = gimp_drawable_height(drawable);
+  GeglBuffer* buffer = gimp_drawable_get_buffer(drawable);
+  GeglRowSource whole(buffer, {0, 0, width, height}, channels);
+  std::string error;
+  try {
+    noise = edgewise::estimate_noise(whole, {width, height, channels});
+  } catch (const std::exception& failure) {
+    error = failure.what();
+  }
+  g_object_unref(buffer);
+  return error;
+}
+
+std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings, const edgewise::NoiseEstimate* noise,
+                            const std::string& progress) {
   GeglRectangle selection{};
   if (!gimp_drawable_mask_intersect(drawable, &selection.x, &selection.y, &selection.width, &selection.height))
     return "";  // the selection does not touch this drawable: nothing to do
-  const int channels = (gimp_drawable_is_gray(drawable) ? 1 : 3) + (gimp_drawable_has_alpha(drawable) ? 1 : 0);
+  const int channels = drawable_channels(drawable);
   // The selection grown by the filter's reach (clamped to the drawable,
   // where the CLI clamps too), on the filter's grid and planned for the
   // whole drawable (core/region.h): the selection's pixels are then those
@@ -99,16 +119,13 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings)
   options.backend = settings.backend;
   // Auto values follow the whole drawable's noise, as the dialog's preview
   // does, not the selection's: a small selection shows too little to measure.
-  edgewise::NoiseEstimate noise;
-  if (edgewise::needs_noise(settings.spec)) {
-    const int width = gimp_drawable_width(drawable), height = gimp_drawable_height(drawable);
-    GeglRowSource whole(buffers.source, {0, 0, width, height}, channels);
-    try {
-      noise = edgewise::estimate_noise(whole, {width, height, channels});
-    } catch (const std::exception& error) {
-      return error.what();
-    }
-    options.noise = &noise;
+  edgewise::NoiseEstimate measured;
+  if (noise) {
+    options.noise = noise;
+  } else if (edgewise::needs_noise(settings.spec)) {
+    const std::string error = measure_drawable_noise(drawable, measured);
+    if (!error.empty()) return error;
+    options.noise = &measured;
   }
   if (timing) options.observer = &times;
   options.progress = [](double fraction) {
@@ -119,7 +136,7 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings)
     gimp_progress_set_text(text.c_str());
     g_message("%s", text.c_str());
   };
-  gimp_progress_init(progress_text(settings).c_str());
+  gimp_progress_init((progress.empty() ? progress_text(settings) : progress).c_str());
   edgewise::RunReport report;
   try {
     report = edgewise::run_filter(plan.spec, {region.width, region.height, channels}, source, sink, options);

@@ -1,6 +1,8 @@
 #include "interactive.h"
 
 #ifdef EDGEWISE_HAVE_DIALOG
+#include "denoise_dialog.h"
+#include "denoise_procedure.h"
 #include "dialog_trace.h"
 #include "drawable_port.h"
 #include "filter_dialog.h"
@@ -54,11 +56,28 @@ DialogOutcome ask_user(gint32 drawable, edgewise::Settings& settings, int versio
   return DialogOutcome::ok;
 }
 
+DialogOutcome ask_user_denoise(gint32 drawable, edgewise::DenoiseSettings& denoise, std::string& error) {
+  if (!edgewise_dialog::open_display(error)) return DialogOutcome::failed;
+  const std::unique_ptr<edgewise_dialog::DialogObserver> trace = edgewise_dialog::trace_from_environment();
+  edgewise_dialog::DialogOptions options;
+  options.title = "Denoise (Edgewise)";
+  options.observer = trace.get();
+  options.theme = gimp_theme_variant();
+  options.parent_window = static_cast<unsigned long>(gimp_progress_get_window_handle());
+  DrawablePort port(drawable);
+  edgewise::DenoiseSettings chosen = denoise;
+  if (!edgewise_dialog::run_denoise_dialog(port, chosen, options)) return DialogOutcome::cancelled;
+  denoise = chosen;
+  return DialogOutcome::ok;
+}
+
 #else
 
 DialogOutcome ask_user(gint32, edgewise::Settings&, int, std::string&) {
   return DialogOutcome::ok;  // no dialog in this build: the last values
 }
+
+DialogOutcome ask_user_denoise(gint32, edgewise::DenoiseSettings&, std::string&) { return DialogOutcome::ok; }
 
 #endif
 

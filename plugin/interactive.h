@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "denoise.h"
 #include "settings.h"
 
 namespace edgewise_plugin {
@@ -17,5 +18,8 @@ enum class DialogOutcome { ok, cancelled, failed };
 // The dialog edits settings.spec's filter only (each menu entry is one),
 // and offers only the parameters procedure `version` takes.
 DialogOutcome ask_user(gint32 drawable, edgewise::Settings& settings, int version, std::string& error);
+
+// The Denoise dialog (dialogs/denoise_dialog.h), starting from `denoise`.
+DialogOutcome ask_user_denoise(gint32 drawable, edgewise::DenoiseSettings& denoise, std::string& error);
 
 }  // namespace edgewise_plugin

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "denoise.h"
 #include "pdb_layout.h"
 
 namespace edgewise_plugin {
@@ -14,6 +15,8 @@ namespace edgewise_plugin {
 class PdbParams {
  public:
   PdbParams(const edgewise::FilterInfo& filter, const edgewise::BackendList& backends, int version);
+  // Any procedure's (the Denoise procedure's).
+  PdbParams(std::vector<PdbArgument> arguments, std::string help);
   const GimpParamDef* defs() const { return defs_.data(); }
   int count() const { return int(defs_.size()); }
   const std::string& help() const { return help_; }
@@ -36,5 +39,11 @@ std::string parse_args(const edgewise::FilterInfo& filter, const edgewise::Backe
 // valid falls back to its default; `problems` says which.
 edgewise::Settings load_last_values(const edgewise::FilterInfo& filter, std::vector<std::string>& problems);
 void store_last_values(const edgewise::FilterInfo& filter, const edgewise::Settings& settings);
+
+// The Denoise procedure's: a NONINTERACTIVE call's arguments, and its last
+// values (format_denoise's text, under its own name).
+std::string parse_denoise_args(int nparams, const GimpParam* params, edgewise::DenoiseSettings& denoise);
+edgewise::DenoiseSettings load_denoise_values(std::vector<std::string>& problems);
+void store_denoise_values(const edgewise::DenoiseSettings& denoise);
 
 }  // namespace edgewise_plugin

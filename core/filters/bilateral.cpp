@@ -250,6 +250,13 @@ const FilterInfo& bilateral_filter() {
     row.auto_value = family_auto_value;
     row.noise_value = family_noise_value;
     row.plan = plan_bilateral;
+    row.denoise.method = "Edge-aware";
+    row.denoise.good_for = "light, fine grain in well-lit photos; keeps edges crisp; the fastest";
+    row.denoise.suits = kFineNoise;
+    row.denoise.rank = 1;
+    row.denoise.controls = {{"sigma-s", "Smoo_thness",
+                             "how far the smoothing reaches, in pixels: more smooths coarser grain and softens fine "
+                             "texture"}};
     return row;
   }();
   return info;

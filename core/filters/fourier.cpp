@@ -233,6 +233,11 @@ const FilterInfo& fourier_filter() {
     row.auto_value = fourier_auto_value;
     row.check = check_fourier;
     row.noise_value = fourier_noise_value;
+    row.denoise.method = "Smooth areas";
+    row.denoise.good_for = "heavy noise in large smooth areas (skies, walls); the softest; fast at any smoothness";
+    row.denoise.controls = {{"sigma-s", "Smoo_thness",
+                             "how far the smoothing reaches, in pixels: more gives smoother skies and softer "
+                             "detail, at no extra cost"}};
     row.plan = plan_fourier;
     return row;
   }();

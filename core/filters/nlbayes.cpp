@@ -288,6 +288,20 @@ const FilterInfo& nlbayes_filter() {
     row.region_grid = nlbayes_region_grid;
     row.noise_value = nlbayes_noise_value;
     row.plan = plan_nlbayes;
+    // The best quality of the methods (docs/quality.md: at BM3D's level),
+    // and the slowest: 10 s per 4 MP on 2 cores (bench/RESULTS.md), so it
+    // is never recommended (rank 0 below every other method that suits the
+    // noise): a photographer who takes the recommendation gets a preview
+    // that follows the sliders and an OK that takes a second or two on the
+    // CPU; this one is chosen by name. Its automatic noise reads each
+    // opponent channel's own level, so Luminance and Colour act apart.
+    row.denoise.method = "Best quality (slow)";
+    row.denoise.good_for =
+        "any noise, camera raw exports and JPEGs alike; keeps the most detail; seconds per megapixel, the preview "
+        "takes a moment";
+    row.denoise.separates = true;
+    row.denoise.suits = kFineNoise | kCorrelatedNoise | kColourNoise;
+    row.denoise.rank = 0;
     return row;
   }();
   return info;

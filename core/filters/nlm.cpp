@@ -139,6 +139,13 @@ const FilterInfo& nlm_filter() {
     row.check = check_nlm;
     row.noise_value = nlm_noise_value;
     row.plan = plan_nlm;
+    row.denoise.method = "Non-local means";
+    row.denoise.good_for = "fine, even grain (high ISO, film scans); keeps texture; slower than the fast ones";
+    row.denoise.suits = kFineNoise;
+    row.denoise.rank = 3;
+    row.denoise.controls = {{"search-radius", "Smoo_thness",
+                             "how far, in pixels, it looks for similar patches to average: further removes more "
+                             "noise and takes longer"}};
     return row;
   }();
   return info;

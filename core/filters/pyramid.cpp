@@ -369,6 +369,14 @@ const FilterInfo& pyramid_filter() {
     row.auto_value = pyramid_auto_value;
     row.plan = plan_pyramid;
     row.noise_value = pyramid_noise_value;
+    row.denoise.method = "Multiscale";
+    row.denoise.good_for = "colour blotches and coarse grain from phones and camera JPEGs; fast";
+    row.denoise.separates = true;
+    row.denoise.suits = kCorrelatedNoise | kColourNoise;
+    row.denoise.rank = 2;
+    row.denoise.controls = {{"coarse-strength", "Coarse _grain",
+                             "how hard grain and blotches wider than a pixel are smoothed, against the finest grain "
+                             "(1 = alike; more for phone and JPEG noise)"}};
     return row;
   }();
   return info;

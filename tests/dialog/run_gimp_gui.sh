@@ -38,6 +38,11 @@
 #                                   "Return", which presses OK)
 #                 "type:3.5"        text typed with `xdotool type`
 #                 "sleep:0.5"       a pause, in seconds
+#                 "shot:FILE"       a screenshot of the dialog window alone
+#                 "trace:REGEX"     wait (up to 30 s) for a line matching
+#                                   REGEX in $EDGEWISE_DIALOG_TRACE written
+#                                   after the previous key step (the
+#                                   plug-in's dialog trace, dialog_trace.h)
 # Options:
 #   --system-plugin NAME  also link GIMP's own plug-in NAME (a folder in
 #               GIMP's plug-in directory, e.g. despeckle, blinds)
@@ -349,11 +354,29 @@ fi
 timeout 10 xdotool mousemove --window "$win" 5 5 >/dev/null 2>&1 || true
 timeout 10 xdotool windowfocus --sync "$win" || fail "could not give the dialog the keyboard focus"
 sleep 0.3
+trace_lines=0
+trace_count() { if [ -n "${EDGEWISE_DIALOG_TRACE:-}" ] && [ -f "$EDGEWISE_DIALOG_TRACE" ]; then wc -l <"$EDGEWISE_DIALOG_TRACE"; else echo 0; fi; }
 for step in "${keys[@]}"; do
   case $step in
     sleep:*) sleep "${step#sleep:}" ;;
-    type:*) timeout 30 xdotool type --delay 50 -- "${step#type:}" || fail "xdotool type failed" ;;
+    shot:*)
+      timeout 30 import -window "$win" "PNG24:$(abs "${step#shot:}")" || fail "screenshot ${step#shot:} failed"
+      say "screenshot of the dialog: ${step#shot:}" ;;
+    trace:*)
+      [ -n "${EDGEWISE_DIALOG_TRACE:-}" ] || fail "trace: steps need EDGEWISE_DIALOG_TRACE"
+      found=0
+      for _ in $(seq 300); do
+        if tail -n +"$((trace_lines + 1))" "$EDGEWISE_DIALOG_TRACE" 2>/dev/null | grep -q -E -- "${step#trace:}"; then
+          found=1; break
+        fi
+        sleep 0.1
+      done
+      [ "$found" -eq 1 ] || fail "no trace line matching ${step#trace:} within 30 s"
+      trace_lines=$(trace_count) ;;
+    type:*) trace_lines=$(trace_count)
+            timeout 30 xdotool type --delay 50 -- "${step#type:}" || fail "xdotool type failed" ;;
     *) # shellcheck disable=SC2086 # one keysym per word
+       trace_lines=$(trace_count)
        timeout 30 xdotool key --delay 100 $step || fail "xdotool key $step failed" ;;
   esac
 done

@@ -1,0 +1,64 @@
+#include "noise_curves.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace edgewise_dialog {
+
+namespace {
+
+// The noise of `parts` together (root mean square) at each intensity one
+// of them has a measured bin at; one level over the whole range when none has.
+NoiseCurve curve_of(const std::string& name, const std::vector<const edgewise::ChannelNoise*>& parts) {
+  NoiseCurve curve;
+  curve.name = name;
+  std::vector<double> at;
+  for (const edgewise::ChannelNoise* part : parts)
+    for (const edgewise::NoiseLevelBin& bin : part->bins)
+      if (bin.valid) at.push_back(bin.intensity);
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  curve.measured = !at.empty();
+  if (at.empty()) at = {0.0, 255.0};
+  for (double intensity : at) {
+    double variance = 0;
+    for (const edgewise::ChannelNoise* part : parts) {
+      const double sigma = curve.measured ? part->sigma_at(intensity) : part->sigma;
+      variance += sigma * sigma;
+    }
+    curve.points.emplace_back(intensity, std::sqrt(variance / double(parts.size())));
+  }
+  return curve;
+}
+
+}  // namespace
+
+std::vector<NoiseCurve> noise_curves(const edgewise::NoiseEstimate& noise) {
+  if (noise.opponent.size() == 3)
+    return {curve_of("luminance", {&noise.opponent[0]}), curve_of("colour", {&noise.opponent[1], &noise.opponent[2]})};
+  if (noise.channels.size() == 1) return {curve_of("grey", {&noise.channels[0]})};
+  std::vector<const edgewise::ChannelNoise*> all;
+  for (const edgewise::ChannelNoise& channel : noise.channels) all.push_back(&channel);
+  if (all.empty()) return {};
+  return {curve_of("noise", all)};
+}
+
+std::string noise_caption(const edgewise::NoiseEstimate& noise) {
+  if (!noise.valid()) return "The noise could not be measured: the image is too small.";
+  if (noise.fallback)
+    return "Could not be measured here (" + noise.fallback_reason + "); the level shown is a rough guess, " +
+           edgewise::kNoiseFallbackRule + ".";
+  char text[200];
+  const auto level = [](const edgewise::ChannelNoise& channel) { return channel.sigma; };
+  if (noise.opponent.size() == 3) {
+    const double colour =
+        std::sqrt((std::pow(level(noise.opponent[1]), 2) + std::pow(level(noise.opponent[2]), 2)) / 2);
+    std::snprintf(text, sizeof text, "Luminance noise %.1f, colour noise %.1f", level(noise.opponent[0]), colour);
+  } else {
+    std::snprintf(text, sizeof text, "Noise %.1f", noise.sigma());
+  }
+  return std::string(text) + " (standard deviations in code values of 0-255), measured in the flattest areas.";
+}
+
+}  // namespace edgewise_dialog
