@@ -8,9 +8,20 @@ namespace edgewise_dialog {
 
 namespace {
 
+// The luminance and colour parts of the noise in per-channel code values:
+// the opponent channels are orthonormal (core/opponent_color.h), so a
+// channel's noise variance is on average (vY + vC1 + vC2) / 3; luminance
+// vY / 3 and colour (vC1 + vC2) / 3 of it, which add up (in quadrature) to
+// the per-channel noise the Auto button shows for noise independent
+// between channels, and show camera noise's split between them.
+constexpr double kLuminanceScale = 0.57735026918962576;  // 1 / sqrt(3)
+constexpr double kColourScale = 0.81649658092772603;     // sqrt(2 / 3): two channels' mean square, then / 3
+
 // The noise of `parts` together (root mean square) at each intensity one
-// of them has a measured bin at; one level over the whole range when none has.
-NoiseCurve curve_of(const std::string& name, const std::vector<const edgewise::ChannelNoise*>& parts) {
+// of them has a measured bin at, times `scale`; one level over the whole
+// range when none has.
+NoiseCurve curve_of(const std::string& name, const std::vector<const edgewise::ChannelNoise*>& parts,
+                    double scale = 1.0) {
   NoiseCurve curve;
   curve.name = name;
   std::vector<double> at;
@@ -27,7 +38,7 @@ NoiseCurve curve_of(const std::string& name, const std::vector<const edgewise::C
       const double sigma = curve.measured ? part->sigma_at(intensity) : part->sigma;
       variance += sigma * sigma;
     }
-    curve.points.emplace_back(intensity, std::sqrt(variance / double(parts.size())));
+    curve.points.emplace_back(intensity, scale * std::sqrt(variance / double(parts.size())));
   }
   return curve;
 }
@@ -36,7 +47,8 @@ NoiseCurve curve_of(const std::string& name, const std::vector<const edgewise::C
 
 std::vector<NoiseCurve> noise_curves(const edgewise::NoiseEstimate& noise) {
   if (noise.opponent.size() == 3)
-    return {curve_of("luminance", {&noise.opponent[0]}), curve_of("colour", {&noise.opponent[1], &noise.opponent[2]})};
+    return {curve_of("luminance", {&noise.opponent[0]}, kLuminanceScale),
+            curve_of("colour", {&noise.opponent[1], &noise.opponent[2]}, kColourScale)};
   if (noise.channels.size() == 1) return {curve_of("grey", {&noise.channels[0]})};
   std::vector<const edgewise::ChannelNoise*> all;
   for (const edgewise::ChannelNoise& channel : noise.channels) all.push_back(&channel);
@@ -53,12 +65,15 @@ std::string noise_caption(const edgewise::NoiseEstimate& noise) {
   const auto level = [](const edgewise::ChannelNoise& channel) { return channel.sigma; };
   if (noise.opponent.size() == 3) {
     const double colour =
-        std::sqrt((std::pow(level(noise.opponent[1]), 2) + std::pow(level(noise.opponent[2]), 2)) / 2);
-    std::snprintf(text, sizeof text, "Luminance noise %.1f, colour noise %.1f", level(noise.opponent[0]), colour);
+        kColourScale * std::sqrt((std::pow(level(noise.opponent[1]), 2) + std::pow(level(noise.opponent[2]), 2)) / 2);
+    std::snprintf(text, sizeof text, "Luminance noise %.1f, colour noise %.1f", kLuminanceScale * level(noise.opponent[0]),
+                  colour);
   } else {
     std::snprintf(text, sizeof text, "Noise %.1f", noise.sigma());
   }
-  return std::string(text) + " (standard deviations in code values of 0-255), measured in the flattest areas.";
+  return std::string(text) +
+         " (standard deviations in code values of 0-255 per channel: together, in quadrature, the noise each "
+         "channel carries), measured in the flattest areas.";
 }
 
 }  // namespace edgewise_dialog

@@ -10,6 +10,7 @@
 // range, Auto, Off, every choice) through the same job.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "control_rows.h"
 #include "denoise.h"
 #include "engine.h"
+#include "noise_curves.h"
 #include "noise_estimate.h"
 
 namespace {
@@ -131,5 +133,20 @@ std::string method_name(const ::testing::TestParamInfo<const edgewise::FilterInf
 
 INSTANTIATE_TEST_SUITE_P(EveryMethod, DenoiseControls,
                          ::testing::ValuesIn(edgewise::denoise_methods(edgewise::builtin_registry())), method_name);
+
+// The dialog's luminance and colour noise are in per-channel code values:
+// for white noise of sigma independent between channels they add up, in
+// quadrature, to sigma (the Auto button's number), luminance being a third
+// of the variance.
+TEST(DenoiseNoiseShown, LuminanceAndColourAddUpToThePerChannelNoise) {
+  const edgewise::NoiseEstimate white = edgewise::white_noise_estimate(12.0, 3);
+  const std::vector<edgewise_dialog::NoiseCurve> curves = edgewise_dialog::noise_curves(white);
+  ASSERT_EQ(curves.size(), 2u);
+  const double luminance = curves[0].points.front().second, colour = curves[1].points.front().second;
+  EXPECT_NEAR(luminance * luminance + colour * colour, 144.0, 1e-6);
+  EXPECT_NEAR(luminance, 12.0 / std::sqrt(3.0), 1e-9);
+  EXPECT_NE(edgewise_dialog::noise_caption(white).find("Luminance noise 6.9, colour noise 9.8"), std::string::npos)
+      << edgewise_dialog::noise_caption(white);
+}
 
 }  // namespace
