@@ -92,6 +92,18 @@
                                  (= 1 (car (gimp-item-is-layer text)))))
     (gimp-image-delete image)))
 
+; Never a silent no-op (issue 26): at auto on a flat 12x10 image the noise
+; cannot be measured (too few blocks) and nothing changes; the plug-in says
+; both in its messages, which gimp-console prints into the log
+; (gimp.auto_fallback_notice, gimp.auto_unchanged_notice).
+(define (ew-auto-notices)
+  (let* ((image (car (gimp-image-new 12 10 RGB)))
+         (layer (car (gimp-layer-new image 12 10 RGB-IMAGE "flat" 100 NORMAL-MODE))))
+    (gimp-image-insert-layer image layer 0 0)
+    (gimp-drawable-fill layer WHITE-FILL)
+    (plug-in-edgewise-bilateral RUN-NONINTERACTIVE image layer 1 1.5 0 -1.0 0 1 0)
+    (gimp-image-delete image)))
+
 ; The linear working space on a linear-precision image: GIMP converts to
 ; linear float, plug-in-edgewise-bilateral2 filters with working-space 1,
 ; and the result, back at 16-bit perceptual precision for the PNG, is
@@ -225,6 +237,7 @@
   (ew-refusal work "locked-mask" ew-case-locked-mask RUN-NONINTERACTIVE)
   (ew-refusal work "run-mode" ew-case-layer 5)
   (ew-text-layer work)
+  (ew-auto-notices)
   ; The README's batch example.
   (ew-report "batch-example-count"
              (= 2 (edgewise-batch (string-append work "/in/batch/*.png") (string-append work "/out/batch")
