@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "executor.h"
 #include "nlbayes.h"
+#include "nlbayes_math.h"
 #include "reference/nlbayes_reference.h"
 #include "test_support.h"
 
@@ -151,6 +152,22 @@ inline std::unique_ptr<NlbPlan> plan_of(const FilterSpec& spec, const ImageShape
   }
   std::unique_ptr<Plan> plan = make_plan(resolved, shape, request);
   return std::unique_ptr<NlbPlan>(static_cast<NlbPlan*>(plan.release()));
+}
+
+// A non-white noise table: a separable exponential correlation,
+// rho^|dx| rho^|dy| (positive definite), in every channel of every scale,
+// rho(scale, channel) called in that order.
+template <class Rho>
+void set_exponential_correlation(NlbPlan& plan, Rho rho) {
+  plan.noise.white = false;
+  for (int scale = 0; scale < kNlbMaxScales; ++scale)
+    for (int c = 0; c < 3; ++c) {
+      const double r = rho(scale, c);
+      for (int dy = 1 - kNlbMaxPatch; dy < kNlbMaxPatch; ++dy)
+        for (int dx = 1 - kNlbMaxPatch; dx < kNlbMaxPatch; ++dx)
+          plan.noise.channel[scale][c].autocovariance[nlb_autocovariance_index(dx, dy)] =
+              float(std::pow(r, std::abs(dx) + std::abs(dy)));
+    }
 }
 
 inline std::string describe(const NlBayesParameters& n, const ImageShape& shape) {

@@ -166,17 +166,7 @@ TEST(NlBayesCpu, MatchesReferenceCorrelatedNoise) {
     n.search_radius = 3;
     n.scales = channels == 4 ? 2 : 1;
     std::unique_ptr<NlbPlan> plan = plan_of(nlbayes_spec(n), shape);
-    plan->noise.white = false;
-    for (int scale = 0; scale < kNlbMaxScales; ++scale)
-      for (int c = 0; c < 3; ++c) {
-        // A separable exponential correlation, rho^|dx| rho^|dy|: positive definite.
-        const double rho = 0.2 + 0.5 * unit(rng);
-        for (int dy = 1 - kNlbMaxPatch; dy < kNlbMaxPatch; ++dy)
-          for (int dx = 1 - kNlbMaxPatch; dx < kNlbMaxPatch; ++dx)
-            plan->noise.channel[scale][c]
-                .autocovariance[(dy + kNlbMaxPatch - 1) * kNlbCovarianceSide + dx + kNlbMaxPatch - 1] =
-                float(std::pow(rho, std::abs(dx) + std::abs(dy)));
-      }
+    set_exponential_correlation(*plan, [&](int, int) { return 0.2 + 0.5 * unit(rng); });
     SCOPED_TRACE(describe(n, shape) + ", correlated noise");
     expect_plan_matches_reference(*plan, random_image(rng, shape), tally);
   }
@@ -362,7 +352,7 @@ TEST(NlBayesNoise, TableFromTheModelsOpponentChannelsAndSpectra) {
   EXPECT_NEAR(table.channel[0][1].variance[mid], 144.0, 1e-3);
   EXPECT_NEAR(table.channel[0][2].variance[mid], 144.0, 1e-3);
   auto at = [](const NlbNoiseChannel& noise, int dx, int dy) {
-    return noise.autocovariance[(dy + kNlbMaxPatch - 1) * kNlbCovarianceSide + dx + kNlbMaxPatch - 1];
+    return noise.autocovariance[nlb_autocovariance_index(dx, dy)];
   };
   for (int scale = 0; scale < 3; ++scale) {
     SCOPED_TRACE("scale " + std::to_string(scale));

@@ -137,7 +137,7 @@ NlbNoiseTable nlbayes_noise_table(const NoiseEstimate* estimate, double sigma, i
         for (int dx = 1 - kNlbMaxPatch; dx < kNlbMaxPatch; ++dx) {
           const bool centre = dx == 0 && dy == 0;
           const float r = used ? float(scale_covariance(spectrum, scale, dx, dy) / at_zero) : centre ? 1.0f : 0.0f;
-          noise.autocovariance[(dy + kNlbMaxPatch - 1) * kNlbCovarianceSide + dx + kNlbMaxPatch - 1] = centre ? 1.0f : r;
+          noise.autocovariance[nlb_autocovariance_index(dx, dy)] = centre ? 1.0f : r;
           if (!centre && std::fabs(r) > kWhiteCorrelation) table.white = false;
         }
     }

@@ -96,11 +96,15 @@ EW_HD float nlb_noise_variance(const NlbNoiseTable& table, int scale, int channe
   return noise.variance[table.knots - 1];
 }
 
+// Where R(dx, dy) is kept in NlbNoiseChannel::autocovariance.
+EW_HD int nlb_autocovariance_index(int dx, int dy) {
+  return (dy + kNlbMaxPatch - 1) * kNlbCovarianceSide + dx + kNlbMaxPatch - 1;
+}
+
 // The normalised noise autocovariance between patch pixels i and j (raster
 // indices in a p x p patch).
 EW_HD float nlb_autocovariance(const NlbNoiseChannel& noise, int patch, int i, int j) {
-  const int dx = j % patch - i % patch, dy = j / patch - i / patch;
-  return noise.autocovariance[(dy + kNlbMaxPatch - 1) * kNlbCovarianceSide + dx + kNlbMaxPatch - 1];
+  return noise.autocovariance[nlb_autocovariance_index(j % patch - i % patch, j / patch - i / patch)];
 }
 
 // The factor the group's noise variance is scaled by in a step's noise

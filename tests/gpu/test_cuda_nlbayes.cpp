@@ -166,16 +166,7 @@ TEST(CudaNlBayes, MatchesReferenceCorrelatedNoise) {
     n.search_radius = 3;
     n.scales = channels == 4 ? 2 : 1;
     std::unique_ptr<NlbPlan> plan = plan_of(nlbayes_spec(n), shape);
-    plan->noise.white = false;
-    for (int scale = 0; scale < kNlbMaxScales; ++scale)
-      for (int c = 0; c < 3; ++c) {
-        const double rho = 0.2 + 0.5 * unit(rng);
-        for (int dy = 1 - kNlbMaxPatch; dy < kNlbMaxPatch; ++dy)
-          for (int dx = 1 - kNlbMaxPatch; dx < kNlbMaxPatch; ++dx)
-            plan->noise.channel[scale][c]
-                .autocovariance[(dy + kNlbMaxPatch - 1) * kNlbCovarianceSide + dx + kNlbMaxPatch - 1] =
-                float(std::pow(rho, std::abs(dx) + std::abs(dy)));
-      }
+    set_exponential_correlation(*plan, [&](int, int) { return 0.2 + 0.5 * unit(rng); });
     SCOPED_TRACE(describe(n, shape) + ", correlated noise");
     expect_gpu_matches_reference(*plan, random_image(rng, shape), tally);
   }
@@ -359,16 +350,7 @@ TEST(CudaNlBayesShort, EveryVariantOnce) {
       n.scales = 1 + index % 3;
       ++index;
       std::unique_ptr<NlbPlan> plan = plan_of(nlbayes_spec(n), shape);
-      if (!white) {
-        plan->noise.white = false;
-        for (int scale = 0; scale < kNlbMaxScales; ++scale)
-          for (int c = 0; c < 3; ++c)
-            for (int dy = 1 - kNlbMaxPatch; dy < kNlbMaxPatch; ++dy)
-              for (int dx = 1 - kNlbMaxPatch; dx < kNlbMaxPatch; ++dx)
-                plan->noise.channel[scale][c]
-                    .autocovariance[(dy + kNlbMaxPatch - 1) * kNlbCovarianceSide + dx + kNlbMaxPatch - 1] =
-                    float(std::pow(0.4, std::abs(dx) + std::abs(dy)));
-      }
+      if (!white) set_exponential_correlation(*plan, [](int, int) { return 0.4; });
       SCOPED_TRACE(describe(n, shape) + (white ? "" : ", correlated noise"));
       const FloatImage image = random_image(rng, shape);
       const FloatImage got = run_plan(*plan, image, "cuda");
