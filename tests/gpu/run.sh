@@ -15,6 +15,8 @@
 # times each, so a change is measured against what it replaces in one run;
 # EDGEWISE_COMPARE_BENCH names another bench and its arguments
 # (e.g. "bench_fourier_cuda --kernel").
+# EDGEWISE_CMAKE_ARGS adds arguments to the configure step (e.g.
+# -DCMAKE_CUDA_FLAGS=-lineinfo, for the sass step's source lines).
 # EDGEWISE_GPU_BUILD=DIR uses that build instead of configuring and building
 # build-gpu (for checking this script's verdicts on a machine without a
 # GPU, where every GPU test skips and the run must fail).
@@ -60,7 +62,7 @@ fi
 # No GIMP, GTK or babl on the GPU machine: their suites are left out.
 if [[ -z ${EDGEWISE_GPU_BUILD:-} ]]; then
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_CUDA=ON -DEDGEWISE_WERROR=ON \
-    -DEDGEWISE_ALLOW_MISSING_SUITES=ON > "$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
+    -DEDGEWISE_ALLOW_MISSING_SUITES=ON ${EDGEWISE_CMAKE_ARGS:-} > "$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
   cmake --build build-gpu -j "$(nproc)" "${targets[@]}" > "$LOGS/build.log" 2>&1 || { grep -E "error|Error" "$LOGS/build.log" | head -40; exit 1; }
 fi
 
@@ -130,9 +132,12 @@ fi
 if has_step sass; then
   read -r -a sass <<< "${EDGEWISE_SASS:-fourier_(rows|columns) 4 2 bench_fourier_cuda --kernel 16}"
   step "profile per SASS instruction: ${sass[*]}"
-  ncu --kernel-name regex:"${sass[0]}" --launch-skip "${sass[1]}" --launch-count "${sass[2]}" --set full \
-    --page source --print-source sass --csv "build-gpu/bench/${sass[3]}" "${sass[@]:4}" \
-    > "$LOGS/ncu-sass.csv" 2>&1 || status=1
+  # EDGEWISE_SASS_SOURCE: the views, each its own CSV (cuda needs -lineinfo: EDGEWISE_CMAKE_ARGS).
+  for view in ${EDGEWISE_SASS_SOURCE:-sass}; do
+    ncu --kernel-name regex:"${sass[0]}" --launch-skip "${sass[1]}" --launch-count "${sass[2]}" --set full \
+      --page source --print-source "$view" --csv "build-gpu/bench/${sass[3]}" "${sass[@]:4}" \
+      > "$LOGS/ncu-${view/,/-}.csv" 2>&1 || status=1
+  done
 fi
 
 
