@@ -132,7 +132,7 @@ fi
 ncu_rows=()
 if ((built)) && [[ ${EDGEWISE_PEER_NCU:-1} != 0 ]] && command -v ncu > /dev/null; then
   ncu_csv=$logs/bm3d-peer-ncu.csv
-  timeout 400 ncu --metrics gpu__time_duration.sum --cache-control none --clock-control none --csv \
+  timeout 240 ncu --metrics gpu__time_duration.sum --cache-control none --clock-control none --csv \
     --print-units base "$build/bm3d" "$inputs/noisy.ppm" "$out/bm3d-gpu-ncu.ppm" "$sigma" color twostep quiet \
     > "$ncu_csv" 2>&1
   # Quoted CSV; a value may hold thousands separators.
