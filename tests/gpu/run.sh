@@ -5,10 +5,11 @@
 #
 # EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid,nlbayes;
 # also nlbayes-all: test_cuda_nlbayes, memcheck and racecheck on its short set, its benchmark and ncu on
-# its group kernel (issue 27, in one call), fourier-tests: test_cuda_fourier alone, fourier-sanitizer: memcheck and
-# racecheck on its short set, half-sass: the moonshot's MUFU instructions, fourier-profile: ncu on the
-# Fourier kernels at sigma-s 2 and 16, half-weights: issue 17's moonshot,
-# sass: see below).
+# its group kernel (issue 27, in one call), bm3d-peer: DawyD/bm3d-gpu against nlbayes and nlm on one
+# noisy photo (issue 27; needs bench/peers/.inputs carried and the target bench_nlbayes_peer),
+# fourier-tests: test_cuda_fourier alone, fourier-sanitizer: memcheck and racecheck on its short set,
+# half-sass: the moonshot's MUFU instructions, fourier-profile: ncu on the Fourier kernels at sigma-s 2
+# and 16, half-weights: issue 17's moonshot, sass: see below).
 # EDGEWISE_GPU_TARGETS builds only those targets (default: everything).
 # EDGEWISE_GPU_BASELINE=DIR (a source tree of an earlier version) adds the
 # step "compare": that tree's bench_cuda and this one's, alternately, three
@@ -240,6 +241,14 @@ fi
 if has_step nlbayes; then
   step "benchmark: Non-Local Bayes"
   build-gpu/bench/bench_nlbayes_cuda 2>&1 | tee "$LOGS/bench-nlbayes.txt" || status=1
+fi
+
+# Issue 27's GPU peer (bench/peers/README.md): the inputs come from
+# bench/peers/prepare.sh on the host, carried; without them the step says
+# so and skips.
+if has_step bm3d-peer; then
+  step "peers: DawyD/bm3d-gpu against nlbayes and nlm on one noisy photo"
+  bench/peers/run_peers.sh "$gpu_build" "$LOGS" || status=1
 fi
 
 if has_step preview; then
