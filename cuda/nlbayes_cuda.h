@@ -58,17 +58,19 @@ struct NlbDeviceSums {
 constexpr float kNlbFixedOne = 4294967296.0f;
 
 // Where a group's working arrays lie in a block's dynamic shared memory
-// (offsets in 4-byte words): candidate distances as bits, member positions
-// and weights, the members' samples ([sample][member], a row of
-// member_stride), the second array (step 1: one channel's deviations;
-// step 2: the basic estimate's members, then the solve's columns), the
-// matrix (row stride matrix_stride), means, and the reductions' scratch.
+// (offsets in 4-byte words): member positions and weights, the members'
+// samples ([sample][member], a row of member_stride), the second array
+// (first the selection's candidate distances as bits and its histogram;
+// then step 1: every channel's deviations; step 2: the basic estimate's
+// members, then the solve's columns), the matrix (row stride
+// matrix_stride; step 1: one per channel), the means, the reciprocals of
+// the factors' diagonals, and the reductions' scratch.
 struct NlbGroupLayout {
   int candidates = 0;  // the most a window holds at this scale
   int members = 0;     // the most a group holds
   int member_stride = 0, dim = 0, samples = 0, matrix_stride = 0;
-  int bits = 0, member_x = 0, member_y = 0, weight = 0, noisy = 0, second = 0, matrix = 0, mean = 0, mean_basic = 0,
-      scratch = 0, words = 0;
+  int member_x = 0, member_y = 0, weight = 0, noisy = 0, second = 0, matrix = 0, mean = 0, inverse = 0, scratch = 0,
+      words = 0;
   size_t bytes() const { return size_t(words) * 4; }
 };
 constexpr int kNlbScratchWords = 64;

@@ -6,26 +6,32 @@
 //      (a thread per candidate, summed in the CPU's order: channel, row,
 //      column), stored as their bits;
 //   2. the K - 1 smallest (distance, raster index) keys: the (K-1)-th
-//      smallest distance found bit by bit from the top by counting (the
-//      CPU's selection), then the candidates below it and the first ones at
-//      it in raster order, compacted in raster order by warp ballots; the
-//      same members as nlb_candidate_key's order gives, ties included;
+//      smallest distance by a radix select (four 8-bit digits from the top,
+//      a shared histogram each), then the candidates below it and the first
+//      ones at it in raster order, compacted in raster order by warp
+//      ballots; the same members as nlb_candidate_key's order gives, ties
+//      included;
 //   3. member weights (mean alpha), the members' samples gathered into
 //      [sample][member] rows (an odd row stride: a warp reading a sample of
 //      consecutive members, or consecutive samples of a member, hits
 //      distinct banks);
 //   4. the group's intensity and each channel's flat test (block sums in a
 //      fixed tree: the same result on every run);
-//   5. step 1 per channel, step 2 jointly: means and deviations (a thread
-//      per sample), the covariance (a thread per matrix entry), the
-//      Cholesky factor (one warp: a lane per row of each column, with the
-//      CPU's functions, so every entry is rounded as on the CPU), the
-//      solve (a thread per member, nlb_cholesky_solve on the member's
-//      column) and the estimates;
+//   5. step 1 for all channels at once (their systems are independent),
+//      step 2 jointly: means (a thread per sample) and deviations, the
+//      covariance (a thread per matrix entry), the Cholesky factor (a warp
+//      per matrix: a lane per row of each column, with the CPU's functions,
+//      so every entry is rounded as on the CPU), the solve (a thread per
+//      member and system: nlb_cholesky_solve_fixed with the column in
+//      registers for the default patch sizes, nlb_cholesky_solve on the
+//      column in shared memory otherwise) and the estimates;
 //   6. aggregation: every member's samples times its weight added to the
 //      step's sums in 32.32 fixed point by 64-bit integer atomics. Integer
 //      sums do not depend on the order the blocks add in, so the output is
 //      the same on every run and for every band height.
+// The kernel is compiled for the default patch sizes (step 1: 4 px; step 2:
+// 3 px in colour, 5 px grey) with the patch side and the system's size
+// known at compile time, and once for any size (P = 0).
 #include <algorithm>
 
 #include "nlbayes_cuda.h"
@@ -35,13 +41,36 @@ namespace edgewise::cuda {
 
 namespace {
 
-constexpr int kWarps = kNlbBlockThreads / 32;
+constexpr int kThreads = kNlbBlockThreads;
+constexpr int kWarps = kThreads / 32;
+// Blocks an SM keeps (64 registers a thread): the occupancy the latency of
+// the selection's and the factors' barriers needs, and a cap that keeps the
+// compiler from hoisting a whole unrolled solve's loads into registers.
+constexpr int kMinBlocks = 8;
+constexpr int kBins = 256;  // the radix select's digit: 8 bits
+static_assert(kBins % kThreads == 0, "the select's scan gives each thread whole bins");
+constexpr int kBinsPerThread = kBins / kThreads;
 
 // A member's column of a [sample][member] array, indexed like a vector.
 struct Column {
   float* base;
   int stride;
-  __device__ float& operator[](int i) const { return base[size_t(i) * size_t(stride)]; }
+  __device__ float& operator[](int i) const { return base[i * stride]; }
+};
+
+// Division by a divisor known only at run time, without the integer
+// division's long instruction sequence: a float estimate corrected to the
+// exact quotient (k < 2^24).
+struct Divisor {
+  int d;
+  float inverse;
+  __device__ explicit Divisor(int divisor) : d(divisor), inverse(1.0f / float(divisor)) {}
+  __device__ int quotient(int k) const {
+    int q = __float2int_rz(float(k) * inverse);
+    if (q * d > k) --q;
+    if ((q + 1) * d <= k) ++q;
+    return q;
+  }
 };
 
 // Sums of N values over the block, the same tree every time (butterfly
@@ -51,12 +80,14 @@ struct Column {
 template <int N>
 __device__ void block_sums(float (&value)[N], float* scratch) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  EW_UNROLL
   for (int k = 0; k < N; ++k) {
     float v = value[k];
     for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
     if (lane == 0) scratch[warp * N + k] = v;
   }
   __syncthreads();
+  EW_UNROLL
   for (int k = 0; k < N; ++k) {
     float total = scratch[k];
     for (int w = 1; w < kWarps; ++w) total += scratch[w * N + k];
@@ -95,6 +126,58 @@ __device__ int block_prefix(bool flag, int* scratch, int parity, int& total) {
   return before;
 }
 
+// The rank-th smallest (1-based) of bits[0..count) and, in `at_limit`, its
+// rank among the values equal to it (so rank - at_limit values lie below
+// it). Four passes of one 8-bit digit each, from the top: a histogram of
+// the digit over the values that share the digits found so far, then the
+// bin that holds the rank by a block scan. `histogram` holds kBins ints,
+// `scan` kWarps + 2 ints.
+__device__ uint32_t block_select(const uint32_t* bits, int count, int rank, int* histogram, int* scan,
+                                 int& at_limit) {
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  uint32_t prefix = 0, mask = 0;
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    for (int b = tid; b < kBins; b += kThreads) histogram[b] = 0;
+    __syncthreads();
+    for (int i = tid; i < count; i += kThreads) {
+      const uint32_t b = bits[i];
+      if ((b & mask) == prefix) atomicAdd(histogram + ((b >> shift) & 0xffu), 1);
+    }
+    __syncthreads();
+    // Each thread's bins, their running sum over the block in bin order.
+    int own[kBinsPerThread], sum = 0;
+    EW_UNROLL
+    for (int k = 0; k < kBinsPerThread; ++k) sum += own[k] = histogram[tid * kBinsPerThread + k];
+    int inclusive = sum;
+    for (int offset = 1; offset < 32; offset *= 2) {
+      const int other = __shfl_up_sync(0xffffffffu, inclusive, offset);
+      if (lane >= offset) inclusive += other;
+    }
+    if (lane == 31) scan[warp] = inclusive;
+    __syncthreads();
+    int before = inclusive - sum;
+    for (int w = 0; w < warp; ++w) before += scan[w];
+    if (before < rank && rank <= before + sum) {
+      int digit = tid * kBinsPerThread, within = rank - before;
+      EW_UNROLL
+      for (int k = 0; k + 1 < kBinsPerThread; ++k) {
+        if (within <= own[k]) break;
+        within -= own[k];
+        ++digit;
+      }
+      scan[kWarps] = digit;
+      scan[kWarps + 1] = within;
+    }
+    __syncthreads();
+    prefix |= uint32_t(scan[kWarps]) << shift;
+    mask |= 0xffu << shift;
+    rank = scan[kWarps + 1];
+    __syncthreads();  // scan is written again in the next pass
+  }
+  at_limit = rank;
+  return prefix;
+}
+
 // One warp factors the matrix (nlb_cholesky's arithmetic, a lane per row).
 __device__ void warp_cholesky(float* M, int dim, int stride, float noise_diagonal) {
   const int lane = threadIdx.x % 32;
@@ -110,17 +193,27 @@ __device__ void warp_cholesky(float* M, int dim, int stride, float noise_diagona
   }
 }
 
-// The noise covariance of a channel times a member's solved column x
-// (samples first..first + n), at sample t: as the CPU's noise_times.
-__device__ float noise_times(const NlbNoiseChannel& noise, float scaled, int p, int t, const Column& x, int first) {
+// The noise covariance of a channel times x (samples first..first + p^2 of
+// a solved column), at sample t: as the CPU's noise_times.
+template <class X>
+__device__ float noise_times(const NlbNoiseChannel& noise, float scaled, int p, int t, const X& x, int first) {
   float sum = 0.0f;
   for (int j = 0; j < p * p; ++j) sum += (scaled * nlb_autocovariance(noise, p, t, j)) * x[first + j];
   return sum;
 }
+template <int P, class X>
+__device__ float noise_times_fixed(const NlbNoiseChannel& noise, float scaled, int t, const X& x, int first) {
+  float sum = 0.0f;
+  EW_UNROLL
+  for (int j = 0; j < P * P; ++j) sum += (scaled * nlb_autocovariance(noise, P, t, j)) * x[first + j];
+  return sum;
+}
 
-// Shared scalars of a group (in the layout's scratch, after the reductions').
-struct GroupState {
-  float weight_sum;
+// A value per channel, read with a run-time channel by selects (an array
+// indexed at run time would live in local memory).
+struct PerChannel {
+  float v[3];
+  __device__ float operator()(int c) const { return c == 0 ? v[0] : c == 1 ? v[1] : v[2]; }
 };
 
 // Entry e of a lower triangle in row order: (0,0), (1,0), (1,1), (2,0), ...
@@ -131,30 +224,73 @@ __device__ void triangle_entry(int e, int& i, int& j) {
   j = e - i * (i + 1) / 2;
 }
 
-template <bool Second>
-__global__ void __launch_bounds__(kNlbBlockThreads) nlbayes_group_kernel(NlbDeviceStep job) {
+// The member's solve and estimate for one system: the samples
+// [first, first + D) of its column in `x_shared` (the right-hand side on
+// entry), the estimates in `e` (the noisy samples on entry) lose the noise
+// covariance times the solution. Fixed size (P > 0: D = C x P^2): the
+// column in registers.
+template <int P, int C>
+__device__ void solve_member(const float* L, int stride, const float* inverse, Column x_shared, Column e, int first,
+                             int p, int dim, const NlbNoiseTable* table, int scale, int channel0, PerChannel scaled,
+                             bool white) {
+  if constexpr (P > 0) {
+    constexpr int n = P * P, D = C * n;
+    float x[D];
+    EW_UNROLL
+    for (int i = 0; i < D; ++i) x[i] = x_shared[first + i];
+    nlb_cholesky_solve_fixed<D>(L, stride, inverse, x);
+    if (white) {
+      EW_UNROLL
+      for (int i = 0; i < D; ++i) e[first + i] -= scaled(i / n) * x[i];
+    } else {
+      EW_UNROLL
+      for (int c = 0; c < C; ++c) {
+        const NlbNoiseChannel& noise = table->channel[scale][channel0 + c];
+#pragma unroll 1
+        for (int t = 0; t < n; ++t) e[first + c * n + t] -= noise_times_fixed<P>(noise, scaled(c), t, x, c * n);
+      }
+    }
+  } else {
+    const Column x{&x_shared[first], x_shared.stride};
+    nlb_cholesky_solve(L, dim, stride, x);
+    const int n = p * p;
+    for (int c = 0; c < dim / n; ++c) {
+      const NlbNoiseChannel& noise = table->channel[scale][channel0 + c];
+      for (int t = 0; t < n; ++t)
+        e[first + c * n + t] -= white ? scaled(c) * x[c * n + t] : noise_times(noise, scaled(c), p, t, x, c * n);
+    }
+  }
+}
+
+// P: the patch side the kernel is compiled for (0: any, job.patch); C: the
+// channels of step 2's joint system when P > 0 (step 1's systems are one
+// channel each).
+template <bool Second, int P, int C>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(NlbDeviceStep job) {
   extern __shared__ float shared[];
   const NlbGroupLayout& L = job.layout;
   const NlbParams& params = job.params;
   const NlbStep& step = job.step;
-  const int tid = threadIdx.x;
-  const int p = job.patch, n = p * p, channels = params.channels, samples = channels * n;
-  const int dim = Second ? samples : n;
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int p = P > 0 ? P : job.patch, n = p * p;
+  const int channels = Second && P > 0 ? C : params.channels, samples = channels * n;
   const int width = job.noisy.width, height = job.noisy.height;
   const NlbDeviceRows& guide = Second ? job.basic : job.noisy;
 
-  uint32_t* const bits = reinterpret_cast<uint32_t*>(shared + L.bits);
+  // The selection's arrays lie where the deviations go later.
+  uint32_t* const bits = reinterpret_cast<uint32_t*>(shared + L.second);
+  int* const histogram = reinterpret_cast<int*>(shared + L.second + L.candidates);
   int* const member_x = reinterpret_cast<int*>(shared + L.member_x);
   int* const member_y = reinterpret_cast<int*>(shared + L.member_y);
   float* const weight = shared + L.weight;
   float* const noisy = shared + L.noisy;    // [sample][member]: the noisy members, then their estimates
-  float* const second = shared + L.second;  // step 1: deviations; step 2: the basic members, then solved columns
-  float* const matrix = shared + L.matrix;
+  float* const second = shared + L.second;  // deviations (step 2: of the basic members), then solved columns
+  float* const matrix = shared + L.matrix;  // step 1: one per channel
   float* const mean = shared + L.mean;
-  float* const mean_basic = shared + L.mean_basic;
+  float* const inverse = shared + L.inverse;  // 1 / the factors' diagonals
   float* const reduce = shared + L.scratch;  // kWarps * 8 floats
   int* const scan = reinterpret_cast<int*>(shared + L.scratch + kWarps * 8);
-  GroupState* const state = reinterpret_cast<GroupState*>(shared + L.scratch + kWarps * 8 + 2 * kWarps);
+  float* const weight_total = shared + L.scratch + kWarps * 8 + 2 * kWarps + 2;
   const int KS = L.member_stride;
 
   const int reference = blockIdx.x;
@@ -166,27 +302,34 @@ __global__ void __launch_bounds__(kNlbBlockThreads) nlbayes_group_kernel(NlbDevi
   const int nx = x1 - x0 + 1, ny = y1 - y0 + 1, candidates = nx * ny;
   const int reference_index = (ry - y0) * nx + (rx - x0);
   const int searched = Second ? channels : 1;
+  const Divisor by_nx(nx);
 
   // 1. Distances (the reference patch in `mean` first).
-  for (int i = tid; i < searched * n; i += kNlbBlockThreads) {
+  for (int i = tid; i < searched * n; i += kThreads) {
     const int c = i / n, t = i % n;
     mean[i] = guide.row(c, ry + t / p)[rx + t % p];
   }
   __syncthreads();
   const float tau = step.tau * float(n * searched);
   int closer = 0;
-  for (int i = tid; i < candidates; i += kNlbBlockThreads) {
-    const int qx = x0 + i % nx, qy = y0 + i / nx;
+  for (int i = tid; i < candidates; i += kThreads) {
+    const int row = by_nx.quotient(i);
+    const int qx = x0 + i - row * nx, qy = y0 + row;
     float distance = 0.0f;
-    for (int c = 0; c < searched; ++c)
-      for (int ty = 0; ty < p; ++ty) {
-        const float* row = guide.row(c, qy + ty) + qx;
+    for (int c = 0; c < searched; ++c) {
+      EW_UNROLL
+      for (int ty = 0; ty < (P > 0 ? P : kNlbMaxPatch); ++ty) {
+        if (P == 0 && ty >= p) break;
+        const float* guide_row = guide.row(c, qy + ty) + qx;
         const float* reference_row = mean + c * n + ty * p;
-        for (int tx = 0; tx < p; ++tx) {
-          const float e = reference_row[tx] - row[tx];
+        EW_UNROLL
+        for (int tx = 0; tx < (P > 0 ? P : kNlbMaxPatch); ++tx) {
+          if (P == 0 && tx >= p) break;
+          const float e = reference_row[tx] - guide_row[tx];
           distance = fmaf(e, e, distance);
         }
       }
+    }
     if (Second && distance < tau && i != reference_index) ++closer;
     bits[i] = i == reference_index ? 0xffffffffu : float_bits(distance);
   }
@@ -195,27 +338,16 @@ __global__ void __launch_bounds__(kNlbBlockThreads) nlbayes_group_kernel(NlbDevi
   else __syncthreads();  // bits complete
   const int others = members - 1;
 
-  // 2. Selection: the limit by counting, bit by bit (block_count's barriers
-  // order the passes).
+  // 2. Selection: the limit (the others-th smallest distance, the
+  // reference's all-ones bits above every distance) and how many at it join.
   uint32_t limit = 0x7fffffffu;
-  int below = others;
-  if (others < candidates - 1) {
-    uint32_t value = 0;
-    for (int bit = 30; bit >= 0; --bit) {
-      const uint32_t trial = value | ((1u << bit) - 1u);
-      int count = 0;
-      for (int i = tid; i < candidates; i += kNlbBlockThreads) count += bits[i] <= trial ? 1 : 0;
-      if (block_count(count, scan) < others) value |= 1u << bit;
-    }
-    limit = value;
-    int count = 0;
-    if (value > 0)
-      for (int i = tid; i < candidates; i += kNlbBlockThreads) count += bits[i] <= value - 1u ? 1 : 0;
-    below = block_count(count, scan);
-  }
-  const int quota = others - below;  // candidates at the limit taken, first in raster order
+  int quota = 0;  // candidates at the limit taken, first in raster order
+  if (others == 0)
+    limit = 0;  // the reference alone
+  else if (others < candidates - 1)
+    limit = block_select(bits, candidates, others, histogram, scan, quota);
   int equal_before = 0, taken_before = 0, parity = 0;
-  for (int base = 0; base < candidates; base += kNlbBlockThreads) {
+  for (int base = 0; base < candidates; base += kThreads) {
     const int i = base + tid;
     const bool valid = i < candidates;
     const uint32_t b = valid ? bits[i] : 0xffffffffu;
@@ -227,16 +359,18 @@ __global__ void __launch_bounds__(kNlbBlockThreads) nlbayes_group_kernel(NlbDevi
     const int slot = taken_before + block_prefix(take, scan, parity, taken_total);
     parity ^= 1;
     if (take && slot < L.members) {
-      member_x[slot] = x0 + i % nx;
-      member_y[slot] = y0 + i / nx;
+      const int row = by_nx.quotient(i);
+      member_x[slot] = x0 + i - row * nx;
+      member_y[slot] = y0 + row;
     }
     equal_before += equal_total;
     taken_before += taken_total;
   }
   __syncthreads();
 
-  // 3. Weights, their sum in member order (as the CPU), the samples.
-  for (int m = tid; m < members; m += kNlbBlockThreads) {
+  // 3. Weights, their sum in member order (as the CPU), the samples: a warp
+  // per sample row, a lane per member.
+  for (int m = tid; m < members; m += kThreads) {
     float w = 1.0f;
     if (params.has_alpha) {
       w = 0.0f;
@@ -248,157 +382,186 @@ __global__ void __launch_bounds__(kNlbBlockThreads) nlbayes_group_kernel(NlbDevi
     }
     weight[m] = w;
   }
-  for (int k = tid; k < members * samples; k += kNlbBlockThreads) {
-    const int m = k / samples, s = k % samples, c = s / n, t = s % n;
-    const int y = member_y[m] + t / p, x = member_x[m] + t % p;
-    noisy[s * KS + m] = job.noisy.row(c, y)[x];
-    if (Second) second[s * KS + m] = job.basic.row(c, y)[x];
+  for (int s = warp; s < samples; s += kWarps) {
+    const int c = s / n, t = s % n, ty = t / p, tx = t % p;
+    for (int m = lane; m < members; m += 32) {
+      const int y = member_y[m] + ty, x = member_x[m] + tx;
+      noisy[s * KS + m] = job.noisy.row(c, y)[x];
+      if (Second) second[s * KS + m] = job.basic.row(c, y)[x];
+    }
   }
   __syncthreads();
   if (tid == 0) {
     float sum = 0.0f;
     for (int m = 0; m < members; ++m) sum += weight[m];
-    state->weight_sum = sum;
+    *weight_total = sum;
   }
   __syncthreads();
-  const float weight_sum = state->weight_sum;
+  const float weight_sum = *weight_total;
   if (!(weight_sum > 0.0f)) return;  // the whole block: a uniform value
   const float inverse_weight = 1.0f / weight_sum;
   const float* const basic = Second ? second : noisy;
 
   // 4. Intensity and flat tests: sums over members and pixels per channel.
-  float sums[7] = {0, 0, 0, 0, 0, 0, 0};  // noisy per channel, basic per channel, unused
-  for (int k = tid; k < members * n; k += kNlbBlockThreads) {
-    const int m = k % members, t = k / members;
+  // (Each thread's terms in the order of k = t x members + m: the sums'
+  // rounding is the earlier kernel's, which the tests' tolerances were
+  // measured on.)
+  const Divisor by_members(members);
+  float sums[6] = {0, 0, 0, 0, 0, 0};  // noisy per channel, basic per channel
+  for (int k = tid; k < members * n; k += kThreads) {
+    const int t = by_members.quotient(k), m = k - t * members;
     const float w = weight[m];
-    for (int c = 0; c < channels; ++c) {
-      sums[c] += w * noisy[(c * n + t) * KS + m];
-      if (Second) sums[3 + c] += w * basic[(c * n + t) * KS + m];
-    }
+    EW_UNROLL
+    for (int c = 0; c < 3; ++c)
+      if (c < channels) {
+        sums[c] += w * noisy[(c * n + t) * KS + m];
+        if (Second) sums[3 + c] += w * basic[(c * n + t) * KS + m];
+      }
   }
   block_sums(sums, reduce);
   float channel_mean[3];
-  for (int c = 0; c < channels; ++c) channel_mean[c] = sums[c] * inverse_weight / float(n);
+  EW_UNROLL
+  for (int c = 0; c < 3; ++c) channel_mean[c] = sums[c] * inverse_weight / float(n);
   float squares[3] = {0, 0, 0};
-  for (int k = tid; k < members * n; k += kNlbBlockThreads) {
-    const int m = k % members, t = k / members;
+  for (int k = tid; k < members * n; k += kThreads) {
+    const int t = by_members.quotient(k), m = k - t * members;
     const float w = weight[m];
-    for (int c = 0; c < channels; ++c) {
-      const float d = noisy[(c * n + t) * KS + m] - channel_mean[c];
-      squares[c] += w * d * d;
-    }
+    EW_UNROLL
+    for (int c = 0; c < 3; ++c)
+      if (c < channels) {
+        const float d = noisy[(c * n + t) * KS + m] - channel_mean[c];
+        squares[c] += w * d * d;
+      }
   }
   block_sums(squares, reduce);
   const float luma = Second ? sums[3] : sums[0];
   const float intensity = nlb_intensity(params, luma * inverse_weight / float(n));
-  float variance[3], flat_value[3];
-  bool flat[3], all_flat = true;
-  for (int c = 0; c < channels; ++c) {
-    variance[c] = nlb_noise_variance(*job.noise, job.scale, c, intensity);
-    flat[c] = nlb_is_flat(params, c, squares[c] * inverse_weight / float(n), variance[c]);
-    flat_value[c] = Second ? sums[3 + c] * inverse_weight / float(n) : channel_mean[c];
-    all_flat = all_flat && flat[c];
-  }
   const float noise_scale = nlb_noise_scale(params, step);
+  float flat_value[3];
+  PerChannel scaled{{0.0f, 0.0f, 0.0f}};
+  int flat = 0;  // a bit per channel
+  EW_UNROLL
+  for (int c = 0; c < 3; ++c) {
+    if (c >= channels) continue;
+    const float variance = nlb_noise_variance(*job.noise, job.scale, c, intensity);
+    scaled.v[c] = noise_scale * variance;
+    if (nlb_is_flat(params, c, squares[c] * inverse_weight / float(n), variance)) flat |= 1 << c;
+    flat_value[c] = Second ? sums[3 + c] * inverse_weight / float(n) : channel_mean[c];
+  }
+  const bool all_flat = flat == (1 << channels) - 1;
   const float covariance_scale = nlb_covariance_scale(members) * inverse_weight;
   const int MS = L.matrix_stride;
   const bool white = job.noise->white;
+  const bool estimate = Second ? !all_flat : !all_flat && members >= n;
 
   // 5. Estimates (in place in `noisy`).
-  if (!Second && !all_flat && members >= n) {
-    for (int c = 0; c < channels; ++c) {
-      if (flat[c]) continue;
-      for (int i = tid; i < n; i += kNlbBlockThreads) {
-        const float* source = noisy + (c * n + i) * KS;
-        float sum = 0.0f;
-        for (int m = 0; m < members; ++m) sum += weight[m] * source[m];
-        const float mu = sum * inverse_weight;
-        for (int m = 0; m < members; ++m) second[i * KS + m] = source[m] - mu;
-      }
-      __syncthreads();
-      for (int e = tid; e < n * (n + 1) / 2; e += kNlbBlockThreads) {
-        int i, j;
-        triangle_entry(e, i, j);
-        float sum = 0.0f;
-        for (int m = 0; m < members; ++m) sum += weight[m] * second[i * KS + m] * second[j * KS + m];
-        matrix[i * MS + j] = matrix[j * MS + i] = sum * covariance_scale;
-      }
-      __syncthreads();
-      const float scaled = noise_scale * variance[c];
-      if (tid < 32) warp_cholesky(matrix, n, MS, scaled);
-      __syncthreads();
-      const NlbNoiseChannel& noise = job.noise->channel[job.scale][c];
-      for (int m = tid; m < members; m += kNlbBlockThreads) {
-        const Column x{second + m, KS};
-        nlb_cholesky_solve(matrix, n, MS, x);
-        const Column e{noisy + c * n * KS + m, KS};
-        for (int t = 0; t < n; ++t) e[t] -= white ? scaled * x[t] : noise_times(noise, scaled, p, t, x, 0);
-      }
-      __syncthreads();
-    }
-  } else if (Second && !all_flat) {
-    for (int i = tid; i < dim; i += kNlbBlockThreads) {
-      const float* source = noisy + i * KS;
-      float* deviation = second + i * KS;
+  if (estimate) {
+    // Means, a thread per sample, summed in member order (step 2: of the
+    // noisy and of the basic members); the deviations into `second` (step
+    // 2: in place there). (A warp per sample with a butterfly sum rounds
+    // the means otherwise, and a group of equal clipped samples then keeps
+    // deviations of a rounding that a nearly singular covariance
+    // amplifies past the reference tests' bound.)
+    for (int s = tid; s < samples; s += kThreads) {
+      if (!Second && (flat >> (s / n) & 1)) continue;
       float sum = 0.0f, basic_sum = 0.0f;
       for (int m = 0; m < members; ++m) {
-        sum += weight[m] * source[m];
-        basic_sum += weight[m] * deviation[m];
+        sum += weight[m] * noisy[s * KS + m];
+        if (Second) basic_sum += weight[m] * second[s * KS + m];
       }
-      mean[i] = sum * inverse_weight;
-      const float mu = basic_sum * inverse_weight;
-      mean_basic[i] = mu;
-      for (int m = 0; m < members; ++m) deviation[m] -= mu;
+      const float mu = (Second ? basic_sum : sum) * inverse_weight;
+      if (Second) mean[s] = sum * inverse_weight;
+      for (int m = 0; m < members; ++m) second[s * KS + m] = (Second ? second : noisy)[s * KS + m] - mu;
     }
     __syncthreads();
-    for (int e = tid; e < dim * (dim + 1) / 2; e += kNlbBlockThreads) {
+    // The covariances: step 1 a lower triangle per channel, step 2 one
+    // (with the noise covariance on the channels' diagonal blocks).
+    const int systems = Second ? 1 : channels, dim = Second ? samples : n;
+    const int entries = dim * (dim + 1) / 2;
+    for (int task = tid; task < systems * entries; task += kThreads) {
+      const int system = Second ? 0 : task / entries, e = task - system * entries;
+      if (!Second && (flat >> system & 1)) continue;
       int i, j;
       triangle_entry(e, i, j);
+      const float* di = second + (system * n + i) * KS;
+      const float* dj = second + (system * n + j) * KS;
       float sum = 0.0f;
-      for (int m = 0; m < members; ++m) sum += weight[m] * second[i * KS + m] * second[j * KS + m];
+      for (int m = 0; m < members; ++m) sum += weight[m] * di[m] * dj[m];
       float value = sum * covariance_scale;
-      // The noise covariance on the channels' diagonal blocks.
-      const int ci = i / n, cj = j / n;
-      if (ci == cj) {
-        const NlbNoiseChannel& noise = job.noise->channel[job.scale][ci];
-        value += noise_scale * variance[ci] * nlb_autocovariance(noise, p, i % n, j % n);
+      if (Second) {
+        const int ci = i / n, cj = j / n;
+        if (ci == cj)
+          value += scaled(ci) * nlb_autocovariance(job.noise->channel[job.scale][ci], p, i % n, j % n);
       }
-      matrix[i * MS + j] = matrix[j * MS + i] = value;
+      float* M = matrix + system * dim * MS;
+      M[i * MS + j] = M[j * MS + i] = value;
     }
     __syncthreads();
-    float noise_diagonal = 0.0f;
-    for (int c = 0; c < channels; ++c) noise_diagonal += noise_scale * variance[c];
-    if (tid < 32) warp_cholesky(matrix, dim, MS, noise_diagonal / float(channels));
-    __syncthreads();
-    for (int m = tid; m < members; m += kNlbBlockThreads) {
-      const Column x{second + m, KS};
-      for (int i = 0; i < dim; ++i) x[i] = noisy[i * KS + m] - mean[i];
-      nlb_cholesky_solve(matrix, dim, MS, x);
-      for (int c = 0; c < channels; ++c) {
-        const NlbNoiseChannel& noise = job.noise->channel[job.scale][c];
-        const float scaled = noise_scale * variance[c];
-        const Column e{noisy + c * n * KS + m, KS};
-        for (int t = 0; t < n; ++t)
-          e[t] -= white ? scaled * x[c * n + t] : noise_times(noise, scaled, p, t, x, c * n);
+    if (Second) {
+      float noise_diagonal = 0.0f;
+      for (int c = 0; c < channels; ++c) noise_diagonal += scaled(c);
+      if (warp == 0) {
+        warp_cholesky(matrix, dim, MS, noise_diagonal / float(channels));
+        for (int i = lane; i < dim; i += 32) inverse[i] = nlb_inverse_diagonal(matrix, MS, i);
       }
+    } else if (warp < channels && !(flat >> warp & 1)) {
+      warp_cholesky(matrix + warp * n * MS, n, MS, scaled(warp));
+      for (int i = lane; i < n; i += 32) inverse[warp * n + i] = nlb_inverse_diagonal(matrix + warp * n * MS, MS, i);
+    }
+    __syncthreads();
+    // The solves: step 2 the noisy deviations (into `second`), step 1 the
+    // deviations in place; a thread per member and system.
+    for (int task = tid; task < systems * members; task += kThreads) {
+      const int system = Second ? 0 : task / members, m = task - system * members;
+      if (!Second && (flat >> system & 1)) continue;
+      const Column x{second + m, KS}, e{noisy + m, KS};
+      if (Second)
+        for (int i = 0; i < dim; ++i) x[i] = e[i] - mean[i];
+      const float own = scaled(system);
+      solve_member<P, Second ? C : 1>(matrix + system * dim * MS, MS, inverse + system * n, x, e, system * n, p, dim,
+                                      job.noise, job.scale, system, Second ? scaled : PerChannel{{own, own, own}},
+                                      white);
     }
     __syncthreads();
   }
 
-  // 6. Aggregation (flat channels take their value here).
+  // 6. Aggregation (flat channels take their value here), a thread per
+  // member pixel, consecutive threads along a member's rows.
   const NlbDeviceSums& out = job.sums;
-  for (int k = tid; k < members * n; k += kNlbBlockThreads) {
-    const int m = k / n, t = k % n;
+  const Divisor by_n(n);
+  for (int k = tid; k < members * n; k += kThreads) {
+    const int m = P > 0 ? k / n : by_n.quotient(k), t = k - m * n;
     const int y = member_y[m] + t / p;
     if (y < out.row0 || y >= out.row0 + out.rows) continue;
     const int x = member_x[m] + t % p;
     const float w = weight[m];
-    for (int c = 0; c < channels; ++c) {
-      const float value = flat[c] ? flat_value[c] : noisy[(c * n + t) * KS + m];
-      atomicAdd(out.row(c, y) + x, (unsigned long long)__float2ll_rn((w * value) * kNlbFixedOne));
-    }
+    EW_UNROLL
+    for (int c = 0; c < 3; ++c)
+      if (c < channels) {
+        const float value = (flat >> c & 1) ? flat_value[c] : noisy[(c * n + t) * KS + m];
+        atomicAdd(out.row(c, y) + x, (unsigned long long)__float2ll_rn((w * value) * kNlbFixedOne));
+      }
     atomicAdd(out.row(channels, y) + x, (unsigned long long)__float2ll_rn(w * kNlbFixedOne));
   }
+}
+
+// The kernels compiled for fixed sizes: step 1's patch side, step 2's
+// patch side and channels.
+constexpr int kFirstFixed = 4;
+struct SecondFixed {
+  int patch, channels;
+};
+constexpr SecondFixed kSecondFixed[] = {{3, 3}, {5, 1}};
+
+using GroupKernel = void (*)(NlbDeviceStep);
+
+GroupKernel kernel_for(bool second, int patch, int channels) {
+  if (!second) return patch == kFirstFixed ? nlbayes_group_kernel<false, kFirstFixed, 1> : nlbayes_group_kernel<false, 0, 0>;
+  if (patch == kSecondFixed[0].patch && channels == kSecondFixed[0].channels)
+    return nlbayes_group_kernel<true, kSecondFixed[0].patch, kSecondFixed[0].channels>;
+  if (patch == kSecondFixed[1].patch && channels == kSecondFixed[1].channels)
+    return nlbayes_group_kernel<true, kSecondFixed[1].patch, kSecondFixed[1].channels>;
+  return nlbayes_group_kernel<true, 0, 0>;
 }
 
 }  // namespace
@@ -419,15 +582,15 @@ NlbGroupLayout nlb_group_layout(const NlbParams& params, const NlbStep& step, bo
     at += (words + 3) / 4 * 4;  // 16-byte aligned pieces
     return start;
   };
-  L.bits = take(L.candidates);
   L.member_x = take(L.members);
   L.member_y = take(L.members);
   L.weight = take(L.members);
   L.noisy = take(L.samples * L.member_stride);
-  L.second = take(L.dim * L.member_stride);
-  L.matrix = take(L.dim * L.matrix_stride);
+  // The deviations, or before them the selection's distance bits and histogram.
+  L.second = take(std::max(L.samples * L.member_stride, L.candidates + kBins));
+  L.matrix = take((second ? 1 : params.channels) * L.dim * L.matrix_stride);
   L.mean = take(L.samples);
-  L.mean_basic = take(L.samples);
+  L.inverse = take(L.samples);
   L.scratch = take(kNlbScratchWords);
   L.words = at;
   return L;
@@ -436,19 +599,19 @@ NlbGroupLayout nlb_group_layout(const NlbParams& params, const NlbStep& step, bo
 void launch_nlbayes_groups(const NlbDeviceStep& job, cudaStream_t stream) {
   const unsigned blocks = unsigned(job.grid_rows) * unsigned(job.grid_columns);
   if (blocks == 0) return;
-  if (job.basic.data)
-    nlbayes_group_kernel<true><<<blocks, kNlbBlockThreads, job.layout.bytes(), stream>>>(job);
-  else
-    nlbayes_group_kernel<false><<<blocks, kNlbBlockThreads, job.layout.bytes(), stream>>>(job);
+  const GroupKernel kernel = kernel_for(job.basic.data != nullptr, job.patch, job.params.channels);
+  kernel<<<blocks, kThreads, job.layout.bytes(), stream>>>(job);
   check(cudaGetLastError(), "launching the nlbayes group kernel");
 }
 
 void allow_nlbayes_shared_memory(size_t bytes) {
   if (bytes <= 48 * 1024) return;
-  check(cudaFuncSetAttribute(nlbayes_group_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-        "allowing the nlbayes group kernel its shared memory");
-  check(cudaFuncSetAttribute(nlbayes_group_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-        "allowing the nlbayes group kernel its shared memory");
+  for (bool second : {false, true})
+    for (int patch : {kFirstFixed, kSecondFixed[0].patch, kSecondFixed[1].patch, 0})
+      for (int channels : {1, 3})
+        check(cudaFuncSetAttribute(kernel_for(second, patch, channels), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(bytes)),
+              "allowing the nlbayes group kernel its shared memory");
 }
 
 }  // namespace edgewise::cuda

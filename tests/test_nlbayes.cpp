@@ -34,6 +34,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "backend.h"
 #include "clipped_noise.h"
@@ -383,6 +384,41 @@ TEST(NlBayesNoise, TableFromTheModelsOpponentChannelsAndSpectra) {
   const NlbNoiseTable grey_table = nlbayes_noise_table(&grey, 6.0, 1, 2);
   EXPECT_FALSE(grey_table.white);
   EXPECT_NEAR(grey_table.channel[1][0].variance[mid], 36.0 * part_covariance(1, 1, 0, 0), 1e-3);
+}
+
+// The GPU keeps a member's column in registers with the fixed-size solve;
+// it must give the generic solve's result to the bit, for the sizes the
+// GPU fixes and a size that ends in a partial four.
+template <int D>
+void check_fixed_solve(std::mt19937_64& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int stride = D | 1;
+  std::vector<float> matrix(static_cast<size_t>(D * stride), 0.0f);
+  for (int i = 0; i < D; ++i)  // A = B B^T + D I: positive definite
+    for (int j = 0; j <= i; ++j) {
+      float sum = i == j ? float(D) : 0.0f;
+      for (int k = 0; k < D; ++k) sum += std::sin(float(i * D + k)) * std::sin(float(j * D + k));
+      matrix[size_t(i * stride + j)] = matrix[size_t(j * stride + i)] = sum;
+    }
+  nlb_cholesky(matrix.data(), D, stride, 0.5f);
+  float generic[D], fixed[D];
+  for (int i = 0; i < D; ++i) generic[i] = fixed[i] = 10.0f * normal(rng);
+  nlb_cholesky_solve(matrix.data(), D, stride, generic);
+  float inverse[D];
+  for (int i = 0; i < D; ++i) inverse[i] = nlb_inverse_diagonal(matrix.data(), stride, i);
+  nlb_cholesky_solve_fixed<D>(matrix.data(), stride, inverse, fixed);
+  for (int i = 0; i < D; ++i) EXPECT_EQ(float_bits(fixed[i]), float_bits(generic[i])) << "D " << D << ", x[" << i << "]";
+}
+
+TEST(NlBayesMath, FixedSizeSolveIsTheGenericSolveToTheBit) {
+  EW_SEEDED_RNG(rng);
+  for (int round = 0; round < 4; ++round) {
+    check_fixed_solve<9>(rng);
+    check_fixed_solve<16>(rng);
+    check_fixed_solve<25>(rng);
+    check_fixed_solve<27>(rng);
+    check_fixed_solve<7>(rng);
+  }
 }
 
 TEST(NlBayesSpec, ValidatorReachAndRow) {

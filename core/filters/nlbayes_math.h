@@ -164,6 +164,9 @@ EW_HD void nlb_cholesky(float* M, int dim, int stride, float noise_diagonal) {
   }
 }
 
+// 1 / L[i][i], by which the substitutions multiply.
+EW_HD float nlb_inverse_diagonal(const float* L, int stride, int i) { return 1.0f / L[i * stride + i]; }
+
 // Solves L L^T x = b in place for x[0..dim) (b on entry): x is a pointer
 // to T, a float (one member) or a vector of floats (a member per lane), or
 // anything indexed like one (the GPU's member columns in shared memory).
@@ -184,9 +187,51 @@ template <class X>
 EW_HD void nlb_cholesky_solve(const float* L, int dim, int stride, X x) {
   for (int i = 0; i < dim; ++i) {
     const float* row = L + i * stride;
-    x[i] = (x[i] - nlb_dot(row, 1, x, 0, i)) * (1.0f / row[i]);
+    x[i] = (x[i] - nlb_dot(row, 1, x, 0, i)) * nlb_inverse_diagonal(L, stride, i);
   }
-  for (int i = dim - 1; i >= 0; --i) x[i] = (x[i] - nlb_dot(L + i, stride, x, i + 1, dim)) * (1.0f / L[i * stride + i]);
+  for (int i = dim - 1; i >= 0; --i)
+    x[i] = (x[i] - nlb_dot(L + i, stride, x, i + 1, dim)) * nlb_inverse_diagonal(L, stride, i);
+}
+
+// nlb_cholesky_solve's arithmetic with dim = D known at compile time: the
+// rows are template steps and every dot product's bounds constants, so a GPU
+// thread keeps x (D floats) in registers. Each of the four parts takes its
+// terms in nlb_dot's order (part j: first + j, first + j + 4, ...; the tail
+// past the last whole four in part 0), and `inverse` holds 1 / L[i][i]
+// (nlb_inverse_diagonal: the same division, done once per factor instead of
+// once per solve), so the result is nlb_cholesky_solve's to the bit
+// (test_nlbayes checks it).
+template <int First, int End, class X>
+EW_HD auto nlb_dot_fixed(const float* row, int stride, const X& x) {
+  using T = decltype(x[0] + 0.0f);
+  T part[4] = {T{} + 0.0f, T{} + 0.0f, T{} + 0.0f, T{} + 0.0f};
+  constexpr int whole = First + (End - First) / 4 * 4;
+  EW_UNROLL
+  for (int k = First; k < End; ++k) {
+    const int j = k < whole ? (k - First) % 4 : 0;
+    part[j] = part[j] + row[k * stride] * x[k];
+  }
+  return (part[0] + part[1]) + (part[2] + part[3]);
+}
+
+template <int D, int I, class X>
+EW_HD void nlb_forward_fixed(const float* L, int stride, const float* inverse, X& x) {
+  x[I] = (x[I] - nlb_dot_fixed<0, I>(L + I * stride, 1, x)) * inverse[I];
+  if (I % 2 == 1) EW_SCHEDULE_FENCE();
+  if constexpr (I + 1 < D) nlb_forward_fixed<D, I + 1>(L, stride, inverse, x);
+}
+
+template <int D, int I, class X>
+EW_HD void nlb_backward_fixed(const float* L, int stride, const float* inverse, X& x) {
+  x[I] = (x[I] - nlb_dot_fixed<I + 1, D>(L + I, stride, x)) * inverse[I];
+  if (I % 2 == 0) EW_SCHEDULE_FENCE();
+  if constexpr (I > 0) nlb_backward_fixed<D, I - 1>(L, stride, inverse, x);
+}
+
+template <int D, class X>
+EW_HD void nlb_cholesky_solve_fixed(const float* L, int stride, const float* inverse, X& x) {
+  nlb_forward_fixed<D, 0>(L, stride, inverse, x);
+  nlb_backward_fixed<D, D - 1>(L, stride, inverse, x);
 }
 
 // Bilinear upsampling by 2 with pixel centres aligned (fine x + 0.5 =
