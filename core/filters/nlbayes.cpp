@@ -347,7 +347,7 @@ const FilterInfo& nlbayes_filter() {
     row.noise_value = nlbayes_noise_value;
     row.plan = plan_nlbayes;
     // The best quality of the methods (docs/quality.md: at BM3D's level),
-    // and the slowest: 10 s per 4 MP on 2 cores (bench/RESULTS.md), so it
+    // and the slowest: 9-11 s per 4 MP on 2 cores (bench/RESULTS.md), so it
     // is never recommended (rank 0 below every other method that suits the
     // noise): a photographer who takes the recommendation gets a preview
     // that follows the sliders and an OK that takes a second or two on the
