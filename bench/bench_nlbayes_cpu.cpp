@@ -10,6 +10,12 @@
 // (bench/quality/bm3d_peer.py), a 512 x 512 crop is timed against BM3D too,
 // in the same run.
 //
+// EDGEWISE_BENCH_NOISE=camera replaces the white noise by the camera
+// pipeline's (bench/quality/camera_pipeline.h: level 3 with JPEG, variant
+// 0, the photo developed as a camera would), measured against its
+// noise-free development: the noise --scales auto gives two scales
+// (a "--scales 1" row shows what the second scale costs).
+//
 // Usage: bench_nlbayes_cpu [photo] [threads] [rounds]   (default:
 // tests/data/astronaut.png upscaled to 2448x1632, 2 threads, 3 rounds)
 #include <unistd.h>
@@ -24,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "camera_pipeline.h"
 #include "engine.h"
 #include "nlbayes.h"
 #include "nlbayes_math.h"
@@ -100,7 +107,26 @@ cv::Mat add_noise(const cv::Mat& clean, double sigma) {
 struct Config {
   const char* label;
   int reference_step;
+  int scales = 0;  // auto
 };
+
+// The camera pipeline's level 3 with JPEG (variant 0) on a BGR photo: the
+// noisy development, and the noise-free one in `clean`.
+cv::Mat camera_noise(cv::Mat& clean) {
+  cv::Mat rgb;
+  cv::cvtColor(clean, rgb, cv::COLOR_BGR2RGB);
+  const edgewise_quality::Photo8 photo{rgb.cols, rgb.rows, 3,
+                                       std::vector<uint8_t>(rgb.data, rgb.data + rgb.total() * rgb.elemSize())};
+  const edgewise_quality::Development d = edgewise_quality::develop(photo, edgewise_quality::camera_case(3, 0, true));
+  auto to_bgr = [&](const edgewise_quality::Photo8& developed) {
+    cv::Mat bgr;
+    cv::cvtColor(cv::Mat(rgb.rows, rgb.cols, CV_8UC3, const_cast<uint8_t*>(developed.pixels.data())), bgr,
+                 cv::COLOR_RGB2BGR);
+    return bgr;
+  };
+  clean = to_bgr(d.clean);
+  return to_bgr(d.noisy);
+}
 
 }  // namespace
 
@@ -115,13 +141,16 @@ int main(int argc, char** argv) {
   }
   if (argc <= 1) cv::resize(clean, clean, cv::Size(2448, 1632), 0, 0, cv::INTER_CUBIC);
   const double sigma = 20.0;
-  const cv::Mat noisy = add_noise(clean, sigma);
-  std::printf("%dx%d RGB (%.1f MP), white noise sigma %g (PSNR %.2f dB), %d threads, fastest of %d rounds\n\n",
-              clean.cols, clean.rows, clean.total() / 1e6, sigma, edgewise_quality::psnr(clean, noisy), threads,
-              rounds);
+  const char* noise_kind = std::getenv("EDGEWISE_BENCH_NOISE");
+  const bool camera = noise_kind && std::string(noise_kind) == "camera";
+  const cv::Mat noisy = camera ? camera_noise(clean) : add_noise(clean, sigma);
+  std::printf("%dx%d RGB (%.1f MP), %s (PSNR %.2f dB), %d threads, fastest of %d rounds\n\n", clean.cols, clean.rows,
+              clean.total() / 1e6, camera ? "camera noise, level 3 with JPEG" : "white noise sigma 20",
+              edgewise_quality::psnr(clean, noisy), threads, rounds);
 
-  const Config configs[] = {{"defaults", 0}, {"--reference-step 3", 3}, {"--reference-step 4 (fast preset)", 4}};
-  const int count = int(sizeof configs / sizeof configs[0]);
+  std::vector<Config> configs = {{"defaults", 0}, {"--reference-step 3", 3}, {"--reference-step 4 (fast preset)", 4}};
+  if (camera) configs.push_back({"--scales 1", 0, 1});
+  const int count = int(configs.size());
   std::vector<double> best(size_t(count), 1e30);
   std::vector<cv::Mat> outputs(static_cast<size_t>(count));
   std::vector<edgewise::FilterSpec> specs;
@@ -129,6 +158,7 @@ int main(int argc, char** argv) {
     edgewise::NlBayesParameters parameters;
     parameters.sigma_n = float(edgewise::kNoiseAuto);
     parameters.reference_step = config.reference_step;
+    parameters.scales = config.scales;
     specs.push_back(edgewise::nlbayes_spec(parameters));
   }
   run_nlbayes(noisy, specs[0], threads);  // warm-up
@@ -144,21 +174,24 @@ int main(int argc, char** argv) {
   const edgewise::ImageShape shape{rgb.cols, rgb.rows, 3};
   const edgewise::NoiseEstimate estimate =
       edgewise::estimate_noise(edgewise::ImageBuffer{rgb.data, shape, edgewise::SampleType::u8, rgb.step});
-  std::printf("| settings | groups | Gflop (counted) | s | Gflop/s | PSNR dB |\n|---|---|---|---|---|---|\n");
+  std::printf(
+      "| settings | scales | groups | Gflop (counted) | s | Gflop/s | PSNR dB |\n|---|---|---|---|---|---|---|\n");
   for (int c = 0; c < count; ++c) {
     edgewise::PlanRequest request;
     request.noise = &estimate;
     request.noise_auto_flags = edgewise::noise_auto_flags(specs[size_t(c)]);
     const auto plan = edgewise::make_plan(edgewise::resolve_noise(specs[size_t(c)], estimate), shape, request);
     const Work work = plan_work(static_cast<const edgewise::NlbPlan&>(*plan));
-    std::printf("| %s | %.2f M | %.1f | %.2f | %.1f | %.2f |\n", configs[c].label, work.groups / 1e6, work.flops / 1e9,
+    std::printf("| %s | %d | %.2f M | %.1f | %.2f | %.1f | %.2f |\n", configs[size_t(c)].label,
+                static_cast<const edgewise::NlbPlan&>(*plan).params.scales, work.groups / 1e6, work.flops / 1e9,
                 best[size_t(c)], work.flops / 1e9 / best[size_t(c)], edgewise_quality::psnr(clean, outputs[size_t(c)]));
   }
 
   // The BM3D peer on a crop, in the same run.
   const char* python = std::getenv("EDGEWISE_BM3D_PYTHON");
-  if (!python) {
-    std::printf("\nEDGEWISE_BM3D_PYTHON not set: no BM3D peer row\n");
+  if (!python || camera) {
+    std::printf(camera ? "\nCamera noise: no BM3D peer row (bench/quality runs it with the true noise)\n"
+                       : "\nEDGEWISE_BM3D_PYTHON not set: no BM3D peer row\n");
     return 0;
   }
   const cv::Rect crop((clean.cols - 512) / 2, (clean.rows - 512) / 2, 512, 512);

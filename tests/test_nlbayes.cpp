@@ -41,6 +41,7 @@
 #include "executor.h"
 #include "nlbayes.h"
 #include "nlbayes_checks.h"
+#include "noise_models.h"
 #include "reference/nlbayes_reference.h"
 #include "test_support.h"
 
@@ -421,10 +422,154 @@ TEST(NlBayesMath, FixedSizeSolveIsTheGenericSolveToTheBit) {
   }
 }
 
+// --scales auto (0): the model's coarse-scale gain, the variance of 2 x 2
+// means over white noise's 4^-1 share, per channel from its spectrum and
+// weighted by its variance; a second scale above kNlbAutoScaleGain.
+TEST(NlBayesScales, AutoFollowsTheModelsCoarseScaleGain) {
+  // sigma-n given as a number (no estimate), and white noise: one scale.
+  EXPECT_EQ(nlbayes_auto_scales(nullptr, 3), 1);
+  EXPECT_EQ(nlbayes_auto_scales(nullptr, 1), 1);
+  for (int channels : {1, 3}) {
+    const NoiseEstimate white = white_noise_estimate(12.0, channels);
+    EXPECT_DOUBLE_EQ(nlbayes_coarse_gain(white, channels, 1), 1.0);
+    EXPECT_EQ(nlbayes_auto_scales(&white, channels), 1) << channels << " channels";
+  }
+  // Noise wholly of the model's widest part (a 1.2 px blur, as it reads
+  // noise blurred by a pixel or more): 3.4 at scale 1, two scales (the
+  // cap, though scale 2 gains 2.4 times more again).
+  const double widest = 4.0 * part_covariance(2, 1, 0, 0);
+  NoiseEstimate blurred = white_noise_estimate(12.0, 3);
+  blurred.opponent = {flat_channel(10.0, {0.0, 0.0, 1.0}), flat_channel(8.0, {0.0, 0.0, 1.0}),
+                      flat_channel(8.0, {0.0, 0.0, 1.0})};
+  EXPECT_NEAR(nlbayes_coarse_gain(blurred, 3, 1), widest, 1e-9);
+  EXPECT_GT(nlbayes_coarse_gain(blurred, 3, 2), kNlbAutoScaleGain * widest);
+  EXPECT_EQ(nlbayes_auto_scales(&blurred, 3), kNlbAutoMaxScales);
+  EXPECT_EQ(kNlbAutoMaxScales, 2);
+  // The threshold, on one grey channel mixing white and blurred parts.
+  const double at_threshold = (kNlbAutoScaleGain - 1.0) / (widest - 1.0);
+  for (double share : {at_threshold - 0.01, at_threshold + 0.01}) {
+    NoiseEstimate grey;
+    grey.channels = {flat_channel(9.0, {1.0 - share, 0.0, share})};
+    EXPECT_NEAR(nlbayes_coarse_gain(grey, 1, 1), 1.0 + share * (widest - 1.0), 1e-9);
+    EXPECT_EQ(nlbayes_auto_scales(&grey, 1), share > at_threshold ? 2 : 1) << "share " << share;
+  }
+  // Weighted by variance: weak blurred chroma beside strong white luma
+  // stays one scale (the image's noise is mostly white); strong, two.
+  for (double chroma : {2.0, 12.0}) {
+    NoiseEstimate colour = white_noise_estimate(10.0, 3);
+    colour.opponent = {flat_channel(10.0, {1.0, 0.0, 0.0}), flat_channel(chroma, {0.0, 0.0, 1.0}),
+                       flat_channel(chroma, {0.0, 0.0, 1.0})};
+    EXPECT_EQ(nlbayes_auto_scales(&colour, 3), chroma > 10.0 ? 2 : 1) << "chroma sigma " << chroma;
+  }
+  // A channel without a measure counts for nothing.
+  NoiseEstimate unmeasured = blurred;
+  for (ChannelNoise& channel : unmeasured.opponent) channel.valid = false;
+  EXPECT_EQ(nlbayes_auto_scales(&unmeasured, 3), 1);
+}
+
+// The same from images the model measures: white noise on a smooth image
+// gets one scale, noise blurred by 1.5 px (grey) and 1 px (colour) two
+// (measured gains 2.8-3.4). Not 2 px: the model reads noise blurred by
+// 2 px as white noise of sigma 0.3 for a true 10 (docs/quality.md,
+// "Scales at auto"), so no rule on its reading can give it a scale more.
+TEST(NlBayesScales, AutoOnMeasuredNoise) {
+  EW_SEEDED_RNG(rng);
+  const int width = 320, height = 240;
+  struct Case {
+    int channels;
+    double blur;  // 0: white
+    int scales;
+  };
+  for (const Case& c : {Case{1, 0.0, 1}, Case{3, 0.0, 1}, Case{1, 1.5, 2}, Case{3, 1.0, 2}}) {
+    SCOPED_TRACE(std::to_string(c.channels) + " channels, blur " + std::to_string(c.blur));
+    std::mt19937 field_rng{unsigned(rng())};
+    const edgewise_noise::Field field =
+        edgewise_noise::correlated_field(width, height, c.channels, c.blur, 10.0, field_rng);
+    std::vector<uint8_t> samples(field.values.size());
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x)
+        for (int k = 0; k < c.channels; ++k)
+          samples[(size_t(y) * width + x) * c.channels + k] = uint8_t(60 + x / 4 + y / 6 + 10 * k);
+    edgewise_noise::add_field(samples.data(), field);
+    const NoiseEstimate estimate =
+        estimate_noise(ImageBuffer{samples.data(), {width, height, c.channels}, SampleType::u8, 0});
+    ASSERT_TRUE(estimate.measured());
+    const double gain = nlbayes_coarse_gain(estimate, c.channels, 1);
+    EXPECT_EQ(nlbayes_auto_scales(&estimate, c.channels), c.scales) << "coarse-scale gain " << gain;
+  }
+}
+
+// The plan holds the scales auto chose, which both backends read: its
+// reach, noise table and output are those of the explicit value; sigma-n
+// given as a number is white noise, one scale.
+TEST(NlBayesScales, PlanHoldsTheResolvedScales) {
+  EW_SEEDED_RNG(rng);
+  NoiseEstimate correlated = white_noise_estimate(12.0, 3);
+  correlated.opponent = {flat_channel(12.0, {0.0, 0.0, 1.0}), flat_channel(12.0, {0.0, 0.0, 1.0}),
+                         flat_channel(12.0, {0.0, 0.0, 1.0})};
+  const NoiseEstimate white = white_noise_estimate(12.0, 3);
+  const ImageShape shape{57, 43, 3};
+  const FloatImage image = random_image(rng, shape);
+  auto spec_of = [](double sigma, int scales) {
+    FilterSpec spec(nlbayes_filter());
+    EXPECT_EQ(set_param(spec, "sigma-n", sigma), "");
+    EXPECT_EQ(set_param(spec, "search-radius", 3.0), "");
+    EXPECT_EQ(set_param(spec, "scales", double(scales)), "");
+    return spec;
+  };
+  struct Case {
+    const NoiseEstimate* noise;
+    double sigma;
+    int scales;
+  };
+  for (const Case& c : {Case{&correlated, kNoiseAuto, 2}, Case{&white, kNoiseAuto, 1}, Case{&correlated, 12.0, 1}}) {
+    SCOPED_TRACE("sigma-n " + std::to_string(c.sigma) + (c.noise == &white ? ", white" : ", correlated"));
+    const std::unique_ptr<NlbPlan> automatic = plan_of(spec_of(c.sigma, 0), shape, c.noise);
+    const std::unique_ptr<NlbPlan> fixed = plan_of(spec_of(c.sigma, c.scales), shape, c.noise);
+    EXPECT_EQ(automatic->params.scales, c.scales);
+    EXPECT_EQ(automatic->reach, fixed->reach);
+    EXPECT_EQ(automatic->reach, nlbayes_reach(automatic->params));
+    for (int scale = 0; scale < kNlbMaxScales; ++scale)
+      EXPECT_EQ(automatic->noise.channel[scale][1].variance[10], fixed->noise.channel[scale][1].variance[10]) << scale;
+    RunOptions options;
+    options.noise = c.noise;
+    EXPECT_TRUE(bit_identical(run_cpu(spec_of(c.sigma, 0), image, options),
+                              run_cpu(spec_of(c.sigma, c.scales), image, options)));
+  }
+  // An explicit value is kept whatever the noise.
+  EXPECT_EQ(plan_of(spec_of(kNoiseAuto, 1), shape, &correlated)->params.scales, 1);
+  EXPECT_EQ(plan_of(spec_of(kNoiseAuto, 3), shape, &white)->params.scales, 3);
+}
+
+// Before the noise is known (a region's reach and grid), auto stands for
+// the most scales it can choose, and for one with sigma-n given as a number.
+TEST(NlBayesScales, ReachAndRegionGridBoundAuto) {
+  auto spec_of = [](double sigma, int scales) {
+    FilterSpec spec(nlbayes_filter());
+    EXPECT_EQ(set_param(spec, "sigma-n", sigma), "");
+    EXPECT_EQ(set_param(spec, "scales", double(scales)), "");
+    return spec;
+  };
+  const FilterInfo& row = nlbayes_filter();
+  EXPECT_EQ(filter_reach(spec_of(kNoiseAuto, 0)), filter_reach(spec_of(kNoiseAuto, kNlbAutoMaxScales)));
+  EXPECT_EQ(row.region_grid(spec_of(kNoiseAuto, 0)), row.region_grid(spec_of(kNoiseAuto, kNlbAutoMaxScales)));
+  EXPECT_GT(filter_reach(spec_of(kNoiseAuto, 0)), filter_reach(spec_of(kNoiseAuto, 1)));
+  EXPECT_EQ(filter_reach(spec_of(20.0, 0)), filter_reach(spec_of(20.0, 1)));
+  EXPECT_EQ(row.region_grid(spec_of(20.0, 0)), row.region_grid(spec_of(20.0, 1)));
+  // Every scale count auto may choose starts on the bound's grid.
+  for (int scales = 1; scales <= kNlbAutoMaxScales; ++scales)
+    EXPECT_EQ(row.region_grid(spec_of(kNoiseAuto, 0)) % row.region_grid(spec_of(kNoiseAuto, scales)), 0) << scales;
+}
+
 TEST(NlBayesSpec, ValidatorReachAndRow) {
   FilterSpec spec(nlbayes_filter());
   EXPECT_NE(set_param(spec, "patch-size", 8.0).find("invalid patch-size 8"), std::string::npos);
-  EXPECT_NE(set_param(spec, "scales", 0.0).find("invalid scales 0"), std::string::npos);
+  // 0 is auto, the default; 1 to 4 as before.
+  EXPECT_EQ(spec.get("scales"), 0.0);
+  EXPECT_EQ(NlBayesParameters{}.scales, 0);
+  for (double scales : {0.0, 1.0, 4.0}) EXPECT_EQ(set_param(spec, "scales", scales), "") << scales;
+  EXPECT_NE(set_param(spec, "scales", 5.0).find("invalid scales 5"), std::string::npos);
+  EXPECT_NE(set_param(spec, "scales", -1.0).find("invalid scales -1"), std::string::npos);
   EXPECT_EQ(std::string(nlbayes_filter().pdb_procedure), "plug-in-edgewise-nlbayes");
   NlBayesParameters n;
   n.sigma_n = 20.0f;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "nlbayes.h"
 #include "region_support.h"
 #include "test_support.h"
 
@@ -100,6 +101,35 @@ TEST(RegionJob, InnerPartsMatchWholeImage) {
         EXPECT_LE(max_difference_in(out, whole, part), tolerance(spec));
       }
     }
+}
+
+// nlbayes at --scales auto runs two scales where the noise is correlated
+// (nlbayes_auto_scales): a part's reach and grid come from the spec before
+// the noise is known, so they must cover what auto may choose.
+TEST(RegionJob, NlBayesAutoScalesPartsMatchWholeImage) {
+  EW_SEEDED_RNG(rng);
+  NoiseEstimate noise = edgewise::white_noise_estimate(12.0, 3);
+  for (edgewise::ChannelNoise& channel : noise.opponent) channel.spectrum.shares = {0.0, 0.0, 1.0};
+  ASSERT_EQ(edgewise::nlbayes_auto_scales(&noise, 3), 2);
+  FilterSpec spec(edgewise::nlbayes_filter());
+  ASSERT_EQ(edgewise::set_param(spec, "search-radius", 4.0), "");
+  ASSERT_EQ(spec.get("scales"), 0.0);
+  const int reach = edgewise::filter_reach(spec);
+  const int side = 3 * reach + 90;
+  const ImageShape shape{side, side - 7, 3};
+  FloatImage image = random_image(rng, shape);
+  SCOPED_TRACE(describe(spec, shape));
+  const FloatImage whole = whole_image(spec, image, noise);
+  auto inner = [&](int size) { return reach + int(rng() % unsigned(std::max(1, side - 2 * reach - size - 7))); };
+  for (const PixelRect& part : {PixelRect{inner(1), inner(1), 1, 1}, PixelRect{inner(37), inner(37), 37, 37},
+                                PixelRect{0, 0, 29, 31}, PixelRect{side - 40, side - 7 - 33, 40, 33}}) {
+    SCOPED_TRACE(describe(part));
+    FloatImage out = nan_image(shape);
+    ImageRects source(image), sink(out);
+    const RegionOutcome outcome = edgewise::filter_region(cpu_job(spec, shape, part, &noise), source, sink);
+    ASSERT_TRUE(outcome.filtered) << outcome.error;
+    EXPECT_LE(max_difference_in(out, whole, part), 0.0);
+  }
 }
 
 // A GEGL render: the image in tiles of several sizes (the last ones cut by

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 #include "clipped_noise.h"
 #include "nlbayes_math.h"
@@ -145,6 +146,42 @@ NlbNoiseTable nlbayes_noise_table(const NoiseEstimate* estimate, double sigma, i
   return table;
 }
 
+double nlbayes_coarse_gain(const NoiseEstimate& estimate, int channels, int scale) {
+  const std::vector<ChannelNoise>& planes = channels == 3 ? estimate.opponent : estimate.channels;
+  double variance = 0.0, coarse = 0.0;
+  for (int c = 0; c < (channels == 3 ? 3 : 1); ++c) {
+    const ChannelNoise* channel = measured_channel(planes, c);
+    if (!channel) continue;
+    const double v = channel->sigma * channel->sigma;
+    variance += v;
+    coarse += v * scale_covariance(channel->spectrum, scale, 0, 0);
+  }
+  return variance > 0.0 ? coarse / variance * std::pow(4.0, scale) : 1.0;
+}
+
+// The Noise Clinic denoises every scale because its noise (JPEG'd, of
+// unknown processing) is correlated at every one; here a coarser scale
+// pays only where the noise keeps more on it than white noise does: the
+// finest scale's patch covariance already models the correlation within
+// a patch, and on white noise a second scale moves PSNR by -0.12 to +0.15
+// dB (+0.02 on average; bench/quality/nlbayes_scales) for 1.27 times the
+// time. White noise measures 1 at every scale (the model takes a
+// finest scale that looks white as white, noise_estimate.h), so it always
+// gets one scale: the speed goals, measured on white noise, stay as they
+// were. The thresholds: nlbayes.h.
+int nlbayes_auto_scales(const NoiseEstimate* estimate, int channels) {
+  if (!estimate) return 1;
+  int scales = 1;
+  double gain = 1.0;  // the current coarsest scale's
+  while (scales < kNlbAutoMaxScales) {
+    const double next = nlbayes_coarse_gain(*estimate, channels, scales);
+    if (!(next > kNlbAutoScaleGain * gain)) break;
+    gain = next;
+    ++scales;
+  }
+  return scales;
+}
+
 namespace {
 
 // The auto rules. The IPOL implementation chooses patch sizes, group sizes
@@ -186,10 +223,13 @@ NlbStep second_step(double sigma, int channels, int patch) {
 
 }  // namespace
 
-NlbParams nlbayes_params(const NlBayesParameters& n, double sigma, int channels) {
+NlbParams nlbayes_params(const NlBayesParameters& n, double sigma, int channels, int scales) {
+  if (scales < 1 || scales > kNlbMaxScales)
+    throw std::invalid_argument("nlbayes_params needs 1 to " + std::to_string(kNlbMaxScales) + " scales, not " +
+                                std::to_string(scales));
   NlbParams p;
   p.channels = channels;
-  p.scales = n.scales;
+  p.scales = scales;
   p.strength = n.strength;
   p.first = first_step(sigma, channels, n.patch_size);
   p.second = second_step(sigma, channels, n.patch_size);
@@ -228,20 +268,36 @@ std::unique_ptr<Plan> plan_nlbayes(const FilterSpec& spec, const ImageShape& sha
   auto plan = std::make_unique<NlbPlan>();
   plan->family = "nlbayes";
   const int channels = color_channels(shape);
-  plan->params = nlbayes_params(n, n.sigma_n, channels);
-  plan->params.has_alpha = has_alpha(shape);
   const NoiseEstimate* estimate = request.noise_auto("sigma-n") ? request.noise : nullptr;
-  plan->noise = nlbayes_noise_table(estimate, n.sigma_n, channels, n.scales);
+  // The backends read the scales from here, never from the spec.
+  const int scales = n.scales > 0 ? n.scales : nlbayes_auto_scales(estimate, channels);
+  plan->params = nlbayes_params(n, n.sigma_n, channels, scales);
+  plan->params.has_alpha = has_alpha(shape);
+  plan->noise = nlbayes_noise_table(estimate, n.sigma_n, channels, scales);
   plan->reach = nlbayes_reach(plan->params);
   plan->pad = 0;  // patches lie inside the image
   return plan;
 }
 
-// Upper bound before the noise is known: the largest patches the auto rules choose.
+// The most scales a spec can run before the noise is known: --scales auto
+// follows the noise only where sigma-n is auto too (a number is white noise:
+// one scale). reach and region_grid take the spec before resolve_noise, as
+// every front end hands it (core/region.h): after it sigma-n is a number,
+// and this would say one scale where the plan, told sigma-n was auto, may
+// choose two.
+int nlbayes_scales_bound(const NlBayesParameters& n) {
+  if (n.scales > 0) return n.scales;
+  return n.sigma_n == float(kNoiseAuto) ? kNlbAutoMaxScales : 1;
+}
+
+// Upper bound before the noise is known: the largest patches the auto rules
+// choose, on the most scales.
 int nlbayes_filter_reach(const FilterSpec& spec) {
   const NlBayesParameters n = nlbayes_parameters(spec);
   const double sigma = n.sigma_n >= 0.0f ? double(n.sigma_n) : 100.0;
-  return std::max(nlbayes_reach(nlbayes_params(n, sigma, 1)), nlbayes_reach(nlbayes_params(n, sigma, 3)));
+  const int scales = nlbayes_scales_bound(n);
+  return std::max(nlbayes_reach(nlbayes_params(n, sigma, 1, scales)),
+                  nlbayes_reach(nlbayes_params(n, sigma, 3, scales)));
 }
 
 // Reference patches lie on a grid from the image's origin (every step
@@ -251,12 +307,14 @@ int nlbayes_filter_reach(const FilterSpec& spec) {
 // of them share, so that its pixels are the same sums in the same order.
 int nlbayes_region_grid(const FilterSpec& spec) {
   const NlBayesParameters n = nlbayes_parameters(spec);
+  const int scales = nlbayes_scales_bound(n);
   int grid = 1;
   for (int channels : {1, 3}) {
-    const NlbParams p = nlbayes_params(n, 10.0, channels);
+    const NlbParams p = nlbayes_params(n, 10.0, channels, scales);
     grid = std::lcm(grid, std::lcm(p.first.step, p.second.step));
   }
-  return (grid * kNlbSumGridRows) << (n.scales - 1);
+  // Fewer scales than the bound (auto on white noise) start on a divisor of it.
+  return (grid * kNlbSumGridRows) << (scales - 1);
 }
 
 double nlbayes_noise_value(const FilterSpec& spec, const ParamInfo&, const NoiseEstimate& noise) {
@@ -289,7 +347,7 @@ const FilterInfo& nlbayes_filter() {
     row.noise_value = nlbayes_noise_value;
     row.plan = plan_nlbayes;
     // The best quality of the methods (docs/quality.md: at BM3D's level),
-    // and the slowest: 10 s per 4 MP on 2 cores (bench/RESULTS.md), so it
+    // and the slowest: 9-11 s per 4 MP on 2 cores (bench/RESULTS.md), so it
     // is never recommended (rank 0 below every other method that suits the
     // noise): a photographer who takes the recommendation gets a preview
     // that follows the sliders and an OK that takes a second or two on the

@@ -147,9 +147,40 @@ class NlbPlan : public Plan {
 // given (sigma-n at auto), else white noise of `sigma` code values.
 NlbNoiseTable nlbayes_noise_table(const NoiseEstimate* estimate, double sigma, int channels, int scales);
 
+// --scales auto (0): a second scale where the noise model finds the noise
+// correlated over pixels, none for white noise (nlbayes_auto_scales).
+// Measured with bench/quality/nlbayes_scales (docs/quality.md, "Scales at
+// auto"; 86 cases of white, blurred, YCbCr and camera noise on 5 photos):
+// where the measure (nlbayes_coarse_gain at scale 1) exceeded 1.7 a
+// second scale gained +0.12 dB on average (50 cases; the camera noise of
+// the colour photos +0.13, from -0.05 to +0.44), where it did not +0.01
+// (36). No case read between 1.34 (a second scale never paid below) and
+// 2.05 (camera noise read 2.10 and up): 1.7 is that gap's middle, and any
+// value in it chooses the same on all 86. A third scale gained -0.03 dB on
+// average over the second where the second was chosen (camera noise
+// +0.01, blurred noise -0.09), for 1.34 instead of 1.27 times the single
+// scale's time: two at most.
+constexpr int kNlbAutoMaxScales = 2;
+constexpr double kNlbAutoScaleGain = 1.7;
+
+// What the noise model says scale `scale` of this filter holds of the
+// image's noise: the variance of its 2^scale x 2^scale means over white
+// noise's (4^-scale of the pixels' variance), each channel's from its
+// fitted spectrum, weighted by its variance (opponent channels for colour,
+// `channels` 3; the one channel for grey). 1 for white noise; from 1 to
+// about 3.4 at scale 1 for the model's parts (a 0.6 px blur 2.1, 1.2 px 3.4).
+double nlbayes_coarse_gain(const NoiseEstimate& estimate, int channels, int scale);
+
+// The scales --scales auto (0) runs: 1, then one more while the next
+// scale's gain over the current one's exceeds kNlbAutoScaleGain, at most
+// kNlbAutoMaxScales. 1 without an estimate (sigma-n given as a number:
+// white noise).
+int nlbayes_auto_scales(const NoiseEstimate* estimate, int channels);
+
 // The steps' values for a spec at noise `sigma` on an image of `channels`
-// colour channels (the auto rules of patch and group sizes).
-NlbParams nlbayes_params(const NlBayesParameters& n, double sigma, int channels);
+// colour channels (the auto rules of patch and group sizes), run on
+// `scales` scales (the spec's, or what auto chose; at least 1).
+NlbParams nlbayes_params(const NlBayesParameters& n, double sigma, int channels, int scales);
 
 // Rows an output row depends on around it, for these values (an upper bound
 // for every image size).
