@@ -152,6 +152,11 @@ Resolved with_noise(const FilterSpec& spec, const RunOptions& options, RunReport
   return resolved;
 }
 
+// The report's auto values, with what the planner chose from the noise.
+void note_plan_choices(RunReport& report, const Plan& plan) {
+  if (!plan.auto_choices.empty()) report.auto_values += (report.auto_values.empty() ? "" : ", ") + plan.auto_choices;
+}
+
 }  // namespace
 
 RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSource& source, PixelSink& sink,
@@ -161,6 +166,7 @@ RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSourc
   PlanRequest request;
   resolved.fill(request);
   const std::unique_ptr<Plan> plan = make_plan(resolved.spec, shape, request);
+  note_plan_choices(noted, *plan);
   RunReport report = run_with_fallback(*plan, options, [&](Backend& backend) {
     StreamInput input(source, shape);
     StreamOutput output(sink, shape);
@@ -190,6 +196,7 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
                                   std::to_string(expected.channels) + " channels the input's size");
   }
   const std::unique_ptr<Plan> plan = make_plan(resolved.spec, in.shape, request);
+  note_plan_choices(noted, *plan);
   // A run in place at auto keeps the input to measure the change against.
   std::vector<unsigned char> in_copy;
   if (!resolved.auto_flags.empty() && overlap(in, out)) {

@@ -45,6 +45,10 @@ class Plan {
   // Padded bands the kernel works in besides its input (ping-pong between passes).
   int scratch_bands = 0;
   std::vector<ExtraOutput> extra_outputs;  // those requested, in request order
+  // What the planner chose from the image's noise where the spec said auto
+  // beyond resolve_noise's values (nlbayes: "scales 2"), for the run
+  // report's auto values; "" when nothing.
+  std::string auto_choices;
 
   int padded_width() const { return shape.width + 2 * pad; }
   // Floats of planar memory per band: the padded input, scratch bands, the

@@ -527,6 +527,9 @@ TEST(NlBayesScales, PlanHoldsTheResolvedScales) {
     const std::unique_ptr<NlbPlan> automatic = plan_of(spec_of(c.sigma, 0), shape, c.noise);
     const std::unique_ptr<NlbPlan> fixed = plan_of(spec_of(c.sigma, c.scales), shape, c.noise);
     EXPECT_EQ(automatic->params.scales, c.scales);
+    // The run report names the choice where it followed the noise.
+    EXPECT_EQ(automatic->auto_choices, c.sigma == kNoiseAuto ? "scales " + std::to_string(c.scales) : "");
+    EXPECT_EQ(fixed->auto_choices, "");
     EXPECT_EQ(automatic->reach, fixed->reach);
     EXPECT_EQ(automatic->reach, nlbayes_reach(automatic->params));
     for (int scale = 0; scale < kNlbMaxScales; ++scale)

@@ -274,6 +274,7 @@ std::unique_ptr<Plan> plan_nlbayes(const FilterSpec& spec, const ImageShape& sha
   plan->params = nlbayes_params(n, n.sigma_n, channels, scales);
   plan->params.has_alpha = has_alpha(shape);
   plan->noise = nlbayes_noise_table(estimate, n.sigma_n, channels, scales);
+  if (n.scales == 0 && estimate) plan->auto_choices = "scales " + std::to_string(scales);
   plan->reach = nlbayes_reach(plan->params);
   plan->pad = 0;  // patches lie inside the image
   return plan;

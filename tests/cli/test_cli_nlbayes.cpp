@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "cli_test_support.h"
+#include "jobs.h"
 #include "nlbayes.h"
+#include "noise_estimate.h"
 
 namespace edgewise_cli_test {
 namespace {
@@ -43,6 +45,23 @@ TEST(CliNlBayes, AutoScalesWithANumberForTheNoiseIsOneScale) {
   }
   EXPECT_EQ(outputs[0], outputs[1]);
   EXPECT_NE(outputs[0], outputs[2]);
+}
+
+// --verbose names the scales auto chose, after the noise values: the
+// engine's choice on the file's own noise; nothing about scales when the
+// user gave them.
+TEST(CliNlBayes, VerboseNamesTheScalesAutoChose) {
+  const PhotoJob job;
+  DecodedImage input = edgewise_cli::read_image(job.dir.file("in.png"));
+  const edgewise::NoiseEstimate noise = edgewise::estimate_noise(edgewise_cli::view(input));
+  const int chosen = edgewise::nlbayes_auto_scales(&noise, 3);
+  const CliResult automatic = run_cli("--backend cpu --filter nlbayes --search-radius 3 --verbose" + job.io);
+  ASSERT_EQ(automatic.status, 0) << automatic.err;
+  EXPECT_NE(automatic.err.find("; auto sigma-n "), std::string::npos) << automatic.err;
+  EXPECT_NE(automatic.err.find(", scales " + std::to_string(chosen)), std::string::npos) << automatic.err;
+  const CliResult given = run_cli("--backend cpu --filter nlbayes --search-radius 3 --scales 1 --verbose" + job.io);
+  ASSERT_EQ(given.status, 0) << given.err;
+  EXPECT_EQ(given.err.find("scales"), std::string::npos) << given.err;
 }
 
 TEST(CliNlBayes, HelpAndValidation) {
