@@ -1,6 +1,7 @@
 // PSNR and SSIM of 8-bit interleaved images, without OpenCV (the device has
-// none), defined as bench/quality/image_quality.cpp defines them so that
-// the peer benchmark's numbers read like docs/quality.md's: PSNR over every
+// none): every benchmark's scores, bench/quality's too (image_quality.cpp
+// hands these its cv::Mat samples), so the peer benchmark's numbers read
+// like docs/quality.md's: PSNR over every
 // sample of every channel (peak 255); SSIM after Wang, Bovik, Sheikh &
 // Simoncelli, "Image quality assessment: from error visibility to
 // structural similarity", IEEE TIP 2004: Gaussian window 11 x 11, sigma
