@@ -1,0 +1,563 @@
+#!/usr/bin/python3
+"""Build the training photo set of the learned noise estimator from Debian.
+
+    /usr/bin/python3 training/build_dataset.py [--jobs N]
+
+Run it from anywhere, with Debian's Python (python3-numpy, python3-pil;
+the same interpreter as tests/cli/make_test_data.py).  It
+
+1. downloads the pinned .deb packages of PACKAGES with `apt-get download`
+   into training/cache/debs/ (running `apt-get update` once if a download
+   fails) and unpacks them with `dpkg-deb -x` into training/cache/root/;
+2. reads the chosen photographs (SOURCES: wallpapers and data of
+   educational programs, chosen by looking at every candidate; GCompris
+   keeps its photos inside Qt resource files, read by read_rcc), checks
+   each one's licence in the package's copyright file (and the finer
+   per-image metadata where the package has it) and refuses to go on if a
+   licence is not a free one or a photo equals, or nearly equals, an
+   evaluation image (tests/data/*, scikit-image's data, OpenCV's samples);
+3. converts each photo to RGB, shrinks it by an integer box average
+   (Pillow reduce(f), f >= 2, long side about 700-1000 px), cuts it into
+   non-overlapping 256 x 256 crops on a centred grid, drops nearly flat
+   crops and ranks the rest by mean absolute Laplacian;
+4. takes crops round-robin (every photo's best crop, then every photo's
+   second best, ... at most MAX_CROPS_PER_PHOTO) until the PNGs would pass
+   BUDGET_BYTES, and writes them as training/data/crops/NNNNN.png;
+5. writes training/manifest/{images,crops,packages}.tsv.
+
+Nothing is random: the same package versions give byte-identical crops
+(with the same Pillow and zlib), and a second run rewrites nothing that is
+already right and deletes crops that no longer belong.
+"""
+import argparse
+import fnmatch
+import hashlib
+import io
+import json
+import math
+import os
+import pathlib
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import warnings
+import zlib
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+from PIL import Image
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parent
+CACHE = HERE / "cache"
+DEBS = CACHE / "debs"
+ROOT = CACHE / "root"
+DATA = HERE / "data"
+CROPS = DATA / "crops"
+MANIFEST = HERE / "manifest"
+
+CROP = 256
+MAX_CROPS_PER_PHOTO = 6
+FLAT_LAPLACIAN = 4.0          # mean |Laplacian| of luma (8-bit units) below this: a flat crop
+BUDGET_BYTES = 38 * 1024 * 1024  # crops' sizes rounded up to 4 KiB blocks; data/ must stay <= 40 MiB
+NEAR_DUPLICATE = 0.95         # correlation of 32x32 grey thumbnails counted as "the same picture"
+PNG_LEVEL = 9
+
+# Packages whose photos are used, pinned: other versions may hold other files.
+PACKAGES = {
+    "mate-backgrounds": "1.26.0-1",
+    "plasma-workspace-wallpapers": "4:5.27.5-2",
+    "lomiri-wallpapers-16.04": "20.04.0-2",
+    "lomiri-wallpapers-20.04": "20.04.0-2",
+    "palapeli-data": "4:22.12.3-1",
+    "tuxpaint-data": "1:0.9.28-sdl2-1",
+    "gcompris-qt-data": "3.1-2",
+}
+# Downloaded only to make sure no training photo is an evaluation photo.
+EVAL_PACKAGES = {
+    "python3-skimage": "0.19.3-8",
+    "opencv-doc": "4.6.0+dfsg-12",
+}
+
+# The chosen photographs, package by package, in the order of the manifest.
+# Each was looked at (contact sheets, and 1:1 crops where in doubt); photos
+# of these packages left out, and why, are in manifest/README.md.
+WALL = "usr/share/wallpapers/%s/contents/images/%s"
+SOURCES = [
+    ("mate-backgrounds", ["usr/share/backgrounds/mate/nature/" + n for n in (
+        "Aqua.jpg", "Blinds.jpg", "Dune.jpg", "Garden.jpg", "GreenMeadow.jpg",
+        "LadyBird.jpg", "RainDrops.jpg", "TwoWings.jpg", "Wood.jpg",
+        "YellowFlower.jpg")]),
+    ("plasma-workspace-wallpapers", [WALL % p for p in (
+        ("BytheWater", "2560x1600.jpg"), ("ColdRipple", "2560x1600.jpg"),
+        ("ColorfulCups", "2560x1600.jpg"), ("EveningGlow", "2560x1600.jpg"),
+        ("FallenLeaf", "2560x1600.jpg"), ("Grey", "2560x1600.jpg"),
+        ("OneStandsOut", "2560x1600.jpg"), ("Path", "2560x1600.jpg"))]),
+    ("lomiri-wallpapers-16.04", ["usr/share/backgrounds/" + n for n in (
+        "Dragonfly_by_Bolly.jpg", "Picture_0B_by_freespace.jpg",
+        "Picture_1A_by_freespace.jpg", "Wine_by_Jakkub_Mede.jpg",
+        "aitzgorri_by_Aitzol_Berasategi.jpg", "analogpattern_by_Peter_Nerlich.jpg",
+        "free_by_Peter_Nerlich.jpg", "friends_by_Aitzol_Berasategi.jpg",
+        "life_by_Aitzol_Berasategi.jpg",
+        "picosdeeuropa_by_Aitzol_Berasategi.jpg", "seeding_by_Clements_Engelhardt.jpg",
+        "sunset_by_Aitzol_Berasategi.jpg")]),
+    ("lomiri-wallpapers-20.04", ["usr/share/backgrounds/Kleiber_by_Lukas_Baubkus.jpg"]),
+    ("palapeli-data", ["usr/share/palapeli/collection/" + n for n in (
+        "castle-maintenon.jpg", "cincinnati-bridge.jpg", "citrus-fruits.jpg",
+        "european-honey-bee.jpg", "panther-chameleon-female.jpg")]),
+    # The templates big enough for a 256 px crop after halving.
+    ("tuxpaint-data", ["usr/share/tuxpaint/templates/" + n for n in (
+        "burnt_bark.jpg", "cliff.jpg", "corn_maze.jpg", "lighthouse.jpg", "mossy_log.jpg", "mudstone.jpg", "ocean_splash.jpg",
+        "ocean_waves.jpg", "redwoods_above.jpg", "rocks.jpg", "sheep.jpg",
+        "spiders_web.jpg", "sun_behind_clouds.jpg", "sun_behind_leaves.jpg")]),
+    # GCompris: every photo of these activities whose short side is >= 512
+    # px (so that it gives a crop after halving), but GCOMPRIS_EXCLUDE.
+    ("gcompris-qt-data", ["usr/share/gcompris-qt/rcc/%s.rcc" % n for n in (
+        "erase", "explore_farm_animals", "explore_world_animals",
+        "explore_monuments", "explore_world_music", "clickgame")]),
+]
+GCOMPRIS_EXCLUDE = {
+    # no licence given in the activity's README
+    "/gcompris/src/activities/explore_monuments/resource/germany/aulaPalatina.webp",
+    # an old grainy black-and-white aerial photograph: its grain is noise
+    "/gcompris/src/activities/explore_monuments/resource/usa/castleClinton.webp",
+    # sky and smooth sand: no crop passes FLAT_LAPLACIAN
+    "/gcompris/src/activities/explore_monuments/resource/egypt/redPyramid.webp",
+}
+RCC_SEP = "!"  # package path of a resource file, RCC_SEP, path inside it
+
+FREE_LICENCE = re.compile(
+    r"^(L?GPL|GFDL|FDL|GNU[- ]FDL|CC-BY|CC BY|CC0|public[- ]domain)", re.I)
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---------------------------------------------------------------- packages
+
+def deb_path(name, version):
+    # apt-get download names files NAME_VERSION-WITHOUT-EPOCH_ARCH.deb
+    # (with the epoch's colon escaped as %3a by some apt versions)
+    plain = version.split(":", 1)[-1]
+    for f in sorted(DEBS.glob(name + "_*.deb")):
+        v = f.name[len(name) + 1:].rsplit("_", 1)[0].replace("%3a", ":")
+        if v in (version, plain):
+            return f
+    return None
+
+
+def fetch(packages):
+    """Download (once) and unpack each NAME=VERSION; returns deb paths."""
+    DEBS.mkdir(parents=True, exist_ok=True)
+    updated = False
+    out = {}
+    for name, version in packages.items():
+        deb = deb_path(name, version)
+        if deb is None:
+            cmd = ["apt-get", "download", "%s=%s" % (name, version)]
+            r = subprocess.run(cmd, cwd=DEBS, capture_output=True, text=True)
+            if r.returncode != 0 and not updated:
+                log("apt-get download failed; running apt-get update")
+                subprocess.run(["apt-get", "update"], check=True, capture_output=True)
+                updated = True
+                r = subprocess.run(cmd, cwd=DEBS, capture_output=True, text=True)
+            deb = deb_path(name, version)
+            if r.returncode != 0 or deb is None:
+                sys.exit("cannot download %s=%s:\n%s\n(an older version may be on "
+                         "snapshot.debian.org)" % (name, version, r.stderr))
+        dest = ROOT / name
+        stamp = dest / ".unpacked-from"
+        if not stamp.exists() or stamp.read_text() != deb.name:
+            log("unpacking", deb.name)
+            if dest.exists():
+                shutil.rmtree(dest)
+            dest.mkdir(parents=True)
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(dest)], check=True)
+            stamp.write_text(deb.name)
+        out[name] = deb
+    return out
+
+
+# ------------------------------------------------------- Qt resource files
+
+def read_rcc(buf):
+    """{path: bytes} of a Qt binary resource (.rcc) file (format 1-3, zlib)."""
+    if buf[:4] != b"qres":
+        raise ValueError("not a Qt resource file")
+    version, tree, data, names = struct.unpack(">IIII", buf[4:20])
+    node = 22 if version >= 2 else 14
+    files = {}
+
+    def name(off):
+        (n,) = struct.unpack(">H", buf[names + off:names + off + 2])
+        return buf[names + off + 6:names + off + 6 + 2 * n].decode("utf-16-be")
+
+    def walk(i, path):
+        b = tree + i * node
+        noff, flags = struct.unpack(">IH", buf[b:b + 6])
+        here = path + "/" + name(noff) if i else ""
+        if flags & 2:
+            count, first = struct.unpack(">II", buf[b + 6:b + 14])
+            for c in range(first, first + count):
+                walk(c, here)
+            return
+        (doff,) = struct.unpack(">I", buf[b + 10:b + 14])
+        (n,) = struct.unpack(">I", buf[data + doff:data + doff + 4])
+        blob = buf[data + doff + 4:data + doff + 4 + n]
+        if flags & 4:
+            raise ValueError("zstd-compressed resource " + here)
+        if flags & 1:
+            blob = zlib.decompress(blob[4:])  # qCompress: 4-byte size, zlib
+        files[here] = blob
+
+    walk(0, "")
+    return files
+
+
+# ---------------------------------------------------------------- licences
+
+def dep5(text):
+    """Stanzas of a machine-readable debian/copyright as dicts."""
+    stanzas = []
+    for para in re.split(r"\n\s*\n", text):
+        fields, key = {}, None
+        for line in para.splitlines():
+            if line[:1] in (" ", "\t") and key:
+                fields[key] += "\n" + line.strip()
+            elif ":" in line:
+                key, value = line.split(":", 1)
+                key = key.strip().lower()
+                fields[key] = value.strip()
+        stanzas.append(fields)
+    return stanzas
+
+
+def dep5_match(stanzas, path):
+    """The last stanza whose Files patterns match PATH (DEP-5 rule).
+
+    Installed paths differ from source paths by a prefix, so a pattern
+    matches the end of the path, or, without a wildcard in its last part,
+    the file name alone (lomiri's 16.04/NAME is installed as .../NAME)."""
+    found = None
+    for st in stanzas:
+        for pat in st.get("files", "").split():
+            base = pat.rsplit("/", 1)[-1]
+            if (pat == "*" or fnmatch.fnmatchcase(path, "*/" + pat)
+                    or (not any(c in base for c in "*?[")
+                        and base == path.rsplit("/", 1)[-1])):
+                found = st
+    return found
+
+
+def one_line(s):
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def rcc_readme_licences(files):
+    """{resource path: (licence, copyright, source)} from GCompris READMEs."""
+    out = {}
+    for rpath, blob in files.items():
+        if rpath.rsplit("/", 1)[-1].lower() != "readme":
+            continue
+        folder = rpath.rsplit("/", 1)[0]
+        for para in re.split(r"\n\s*\n", blob.decode("utf-8", "replace")):
+            fields, key = {}, None
+            for line in para.splitlines():
+                m = re.match(r"^([A-Za-z]+):\s*(.*)$", line)
+                if m:
+                    key = m.group(1).lower()
+                    fields[key] = m.group(2).strip()
+                elif key:
+                    fields[key] += " " + line.strip()
+            if "license" in fields and "files" in fields:
+                for n in fields["files"].split():
+                    out[folder + "/" + n] = (fields["license"], fields.get("copyright", ""),
+                                             fields.get("source", ""))
+    return out
+
+
+def normalise(lic):
+    """A short, uniform licence name: CC-BY-SA-4.0, public-domain, GFDL, LGPL-3."""
+    lic = one_line(lic)
+    if re.fullmatch(r"public[ -]domain", lic, re.I):
+        return "public-domain"
+    if re.fullmatch(r"(GNU[- ])?FDL|GFDL", lic, re.I):
+        return "GFDL"  # no version given
+    m = re.fullmatch(r"(L?GPL)v(\d)(\+?)", lic)
+    if m:
+        return "%s-%s%s" % m.groups()
+    return re.sub(r"^(CC[- ]BY(?:-SA)?|CC0) (\d)", lambda m: m.group(1).replace(" ", "-") + "-" + m.group(2), lic)
+
+
+def licence_of(pkg, path, rcc_info=None):
+    """(licence, where it was read, copyright holder) of one photo.
+
+    The licence is the most specific statement the package makes: the
+    per-image metadata where there is some, else the matching stanza of
+    debian/copyright (which is named as well where they differ)."""
+    doc = ROOT / pkg / "usr/share/doc" / pkg / "copyright"
+    st = dep5_match(dep5(doc.read_text(encoding="utf-8", errors="replace")), path.split(RCC_SEP)[0])
+    deb_lic = st["license"].splitlines()[0] if st else "none"
+    deb_holder = one_line(st.get("copyright", "")) if st else ""
+    extra = ""
+    if pkg == "plasma-workspace-wallpapers":
+        kp = json.loads((ROOT / pkg / path.split("/contents/")[0] / "metadata.json").read_text())["KPlugin"]
+        raw, where, holder = kp["License"], "metadata.json", kp["Authors"][0]["Name"]
+    elif pkg == "palapeli-data":
+        desk = (ROOT / pkg / path).with_suffix(".desktop").read_text()
+        get = lambda k: re.search(r"^%s=(.*)$" % k, desk, re.M).group(1).strip()
+        raw, where, holder = get("X-KDE-PluginInfo-License"), ".desktop file", get("X-KDE-PluginInfo-Author")
+    elif rcc_info is not None:
+        raw, holder, source = rcc_info
+        where, extra = "README in the .rcc", "; source " + source if source else ""
+    else:
+        raw, where, holder = deb_lic, "debian/copyright", deb_holder
+        if pkg == "tuxpaint-data":
+            extra = "; AUTHORS.txt: templates by Bill Kendrick"
+    lic = normalise(raw)
+    said = "%s says %s" % (where, raw) if raw != lic else where
+    if where != "debian/copyright":
+        said += "; debian/copyright: " + deb_lic
+    return lic, said + extra, one_line(holder)
+
+
+# ----------------------------------------------------------------- images
+
+def luma(rgb):
+    return rgb[..., 0] * 0.299 + rgb[..., 1] * 0.587 + rgb[..., 2] * 0.114
+
+
+def thumb(img):
+    g = np.asarray(img.convert("L").resize((32, 32), Image.BOX), dtype=np.float64).ravel()
+    g -= g.mean()
+    n = np.linalg.norm(g)
+    return g / n if n > 0 else g
+
+
+def mean_abs_laplacian(y):
+    lap = 4 * y[1:-1, 1:-1] - y[:-2, 1:-1] - y[2:, 1:-1] - y[1:-1, :-2] - y[1:-1, 2:]
+    return float(np.abs(lap).mean())
+
+
+def noise_floor(y):
+    """Noise left in the shrunk photo, code values: the 5th percentile over
+    16x16 blocks of the RMS of the finest diagonal Haar band (flat blocks
+    give the noise, textured ones more)."""
+    h, w = (y.shape[0] // 16) * 16, (y.shape[1] // 16) * 16
+    y = y[:h, :w]
+    hh = (y[0::2, 0::2] - y[0::2, 1::2] - y[1::2, 0::2] + y[1::2, 1::2]) / 2
+    blocks = hh.reshape(h // 16, 8, w // 16, 8).transpose(0, 2, 1, 3).reshape(-1, 64)
+    return float(np.percentile(np.sqrt((blocks ** 2).mean(axis=1)), 5))
+
+
+def png_bytes(arr):
+    buf = io.BytesIO()
+    Image.fromarray(arr, "RGB").save(buf, "PNG", compress_level=PNG_LEVEL)
+    return buf.getvalue()
+
+
+def process(job):
+    """Decode, shrink and cut one photo; returns its record and ranked crops."""
+    data = job["data"]
+    img = Image.open(io.BytesIO(data))
+    img.load()
+    width, height = img.size
+    alpha = None
+    if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
+        alpha = np.asarray(img.convert("RGBA"))[..., 3]
+    rgb = img.convert("RGB")
+    f = max(2, math.ceil(max(width, height) / 1000))
+    small = rgb.reduce(f)
+    arr = np.asarray(small)
+    if alpha is not None:
+        opaque = np.asarray(Image.fromarray(alpha).reduce(f)) == 255
+    y = luma(arr.astype(np.float64))
+    nx, ny = small.width // CROP, small.height // CROP
+    x0, y0 = (small.width - nx * CROP) // 2, (small.height - ny * CROP) // 2
+    cands = []
+    for j in range(ny):
+        for i in range(nx):
+            x, yy = x0 + i * CROP, y0 + j * CROP
+            if alpha is not None and not opaque[yy:yy + CROP, x:x + CROP].all():
+                continue
+            score = mean_abs_laplacian(y[yy:yy + CROP, x:x + CROP])
+            if score >= FLAT_LAPLACIAN:
+                cands.append((-score, yy, x))
+    cands.sort()  # most textured first; ties by position
+    crops = []
+    for negscore, yy, x in cands[:MAX_CROPS_PER_PHOTO]:
+        png = png_bytes(np.ascontiguousarray(arr[yy:yy + CROP, x:x + CROP]))
+        crops.append({"x": x, "y": yy, "score": -negscore, "png": png})
+    return {"width": width, "height": height, "factor": f,
+            "noise": noise_floor(y), "thumb": thumb(rgb), "crops": crops,
+            "grid": nx * ny}
+
+
+# ------------------------------------------------------------ eval guard
+
+def eval_images():
+    """(name, sha256, thumbnail) of every evaluation image we know of."""
+    paths = sorted(p for p in (REPO / "tests/data").iterdir() if p.is_file())
+    for pkg in EVAL_PACKAGES:
+        paths += sorted(p for p in (ROOT / pkg).rglob("*") if p.is_file()
+                        and p.suffix.lower() in (".png", ".jpg", ".jpeg", ".tif", ".tiff",
+                                                 ".bmp", ".webp", ".gif", ".ppm", ".pgm"))
+    out = []
+    for p in paths:
+        data = p.read_bytes()
+        t = None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                img = Image.open(io.BytesIO(data))
+                img.load()
+                if min(img.size) >= 64:  # icons and the like: checked by hash only
+                    t = thumb(img.convert("RGB"))
+        except Exception:
+            pass
+        out.append((str(p.relative_to(REPO if p.is_relative_to(REPO) else ROOT)), sha256(data), t))
+    return out
+
+
+# ------------------------------------------------------------------ main
+
+def collect():
+    """Jobs in manifest order: package, version, path, bytes, licence info."""
+    jobs = []
+    for pkg, paths in SOURCES:
+        for path in paths:
+            full = ROOT / pkg / path
+            if full.suffix == ".rcc":
+                files = read_rcc(full.read_bytes())
+                lic = rcc_readme_licences(files)
+                for member in sorted(files):
+                    if not member.endswith(".webp") or member in GCOMPRIS_EXCLUDE:
+                        continue
+                    img = Image.open(io.BytesIO(files[member]))
+                    if min(img.size) < 2 * CROP:
+                        continue
+                    if member not in lic:
+                        sys.exit("no licence for %s in %s" % (member, path))
+                    jobs.append({"pkg": pkg, "path": path + RCC_SEP + member,
+                                 "data": files[member], "rcc_info": lic[member]})
+            else:
+                jobs.append({"pkg": pkg, "path": path, "data": full.read_bytes(),
+                             "rcc_info": None})
+    return jobs
+
+
+def write_if_changed(path, data):
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+
+    debs = fetch({**PACKAGES, **EVAL_PACKAGES})
+    jobs = collect()
+    log("%d candidate photos" % len(jobs))
+
+    evals = eval_images()
+    eval_sha = {s: n for n, s, _ in evals}
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(process, [{"data": j["data"]} for j in jobs], chunksize=2))
+
+    photos, seen = [], []
+    for job, res in zip(jobs, results):
+        where = "%s:%s" % (job["pkg"], job["path"])
+        sha = sha256(job["data"])
+        if sha in eval_sha:
+            sys.exit("%s IS the evaluation image %s" % (where, eval_sha[sha]))
+        for name, _, t in evals:
+            if t is not None and float(t @ res["thumb"]) > NEAR_DUPLICATE:
+                sys.exit("%s looks like the evaluation image %s" % (where, name))
+        for other, t in seen:
+            if float(t @ res["thumb"]) > NEAR_DUPLICATE:
+                sys.exit("%s looks like %s: drop one" % (where, other))
+        seen.append((where, res["thumb"]))
+        lic, lic_src, holder = licence_of(job["pkg"], job["path"], job["rcc_info"])
+        if not FREE_LICENCE.match(lic):
+            sys.exit("%s: licence %r is not on the free list" % (where, lic))
+        if not res["crops"]:
+            log("no textured crop:", where)
+            continue
+        photos.append({**job, **res, "sha": sha, "licence": lic, "licence_src": lic_src,
+                       "holder": holder})
+
+    # Round-robin: every photo's best crop, then every photo's second best, ...
+    chosen, total = set(), 0
+    for rank in range(MAX_CROPS_PER_PHOTO):
+        full = False
+        for pi, ph in enumerate(photos):
+            if rank < len(ph["crops"]):
+                size = -(-len(ph["crops"][rank]["png"]) // 4096) * 4096
+                if total + size > BUDGET_BYTES:
+                    full = True
+                    break
+                chosen.add((pi, rank))
+                total += size
+        if full:
+            break
+
+    # Number the crops photo by photo, best first; write them.
+    CROPS.mkdir(parents=True, exist_ok=True)
+    keep, crow = set(), []
+    n = 0
+    for pi, ph in enumerate(photos):
+        ph["taken"] = []
+        for rank, c in enumerate(ph["crops"]):
+            if (pi, rank) not in chosen:
+                continue
+            n += 1
+            name = "%05d.png" % n
+            write_if_changed(CROPS / name, c["png"])
+            keep.add(name)
+            ph["taken"].append("%05d" % n)
+            crow.append([name, "%03d" % (pi + 1), str(c["x"]), str(c["y"]), str(rank + 1),
+                         "%.2f" % c["score"], sha256(c["png"])])
+    for stale in sorted(CROPS.glob("*")):
+        if stale.name not in keep:
+            stale.unlink()
+
+    MANIFEST.mkdir(parents=True, exist_ok=True)
+    versions = {**PACKAGES}
+    head = ["id", "package", "version", "path", "sha256", "licence", "licence_from",
+            "copyright", "width", "height", "factor", "noise_floor", "crops"]
+    rows = ["\t".join(head)]
+    for pi, ph in enumerate(photos):
+        if not ph["taken"]:
+            continue
+        rows.append("\t".join(one_line(str(v)).replace("\t", " ") for v in [
+            "%03d" % (pi + 1), ph["pkg"], versions[ph["pkg"]], ph["path"], ph["sha"],
+            ph["licence"], ph["licence_src"], ph["holder"], ph["width"], ph["height"],
+            ph["factor"], "%.2f" % ph["noise"], ",".join(ph["taken"])]))
+    write_if_changed(MANIFEST / "images.tsv", "\n".join(rows) + "\n")
+    write_if_changed(MANIFEST / "crops.tsv", "\n".join(
+        ["\t".join(["crop", "source", "x", "y", "rank", "laplacian", "sha256"])]
+        + ["\t".join(r) for r in crow]) + "\n")
+    prow = ["\t".join(["package", "version", "deb", "deb_sha256", "role"])]
+    for name, version in {**PACKAGES, **EVAL_PACKAGES}.items():
+        role = "training photos" if name in PACKAGES else "evaluation images, excluded (checked against)"
+        prow.append("\t".join([name, version, debs[name].name,
+                               sha256(debs[name].read_bytes()), role]))
+    write_if_changed(MANIFEST / "packages.tsv", "\n".join(prow) + "\n")
+
+    used = sum(1 for ph in photos if ph["taken"])
+    log("%d photos, %d crops, %.1f MiB of crops (budget %.0f MiB); %d evaluation images checked"
+        % (used, n, total / 2 ** 20, BUDGET_BYTES / 2 ** 20, len(evals)))
+
+
+if __name__ == "__main__":
+    main()
