@@ -174,7 +174,8 @@ Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterS
     if (verbose && !report.auto_values.empty()) {
       char sigma[32];
       std::snprintf(sigma, sizeof sigma, "%.2f", report.noise_sigma);
-      progress.message(job.input + ": noise " + sigma + " code values; auto " + report.auto_values);
+      progress.message(job.input + ": noise " + sigma + " code values (" + report.noise_reading + " reading); auto " +
+                       report.auto_values);
     }
     const std::string unchanged = edgewise::unchanged_notice(report);
     if (!unchanged.empty()) progress.message(job.input + ": " + unchanged);

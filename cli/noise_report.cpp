@@ -47,6 +47,7 @@ std::string noise_report(const std::string& path, const edgewise::NoiseEstimate&
   }
   text += "\tmedian=" + (estimate.valid() ? fixed(estimate.sigma(), 2) : "-") + "\n";
   if (!verbose) return text;
+  text += std::string("\treading\t") + edgewise::noise_reading_name(estimate.reading) + "\n";
   for (const auto* set : {&estimate.channels, &estimate.opponent})
     for (const edgewise::ChannelNoise& channel : *set) text += model_lines(channel);
   return text;
@@ -63,6 +64,8 @@ BatchReport estimate_noise_of_files(const std::vector<std::string>& inputs, cons
     try {
       DecodedImage image = read_image(input, files.limits);
       const edgewise::NoiseEstimate estimate = edgewise::estimate_noise(view(image), options);
+      if (!estimate.reading_note.empty())
+        std::fprintf(stderr, "edgewise: %s: %s\n", input.c_str(), estimate.reading_note.c_str());
       if (!estimate.measured())
         throw std::runtime_error(input + ": cannot estimate its noise: " + estimate.fallback_reason);
       std::fputs(noise_report(input, estimate, verbose).c_str(), stdout);

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <vector>
 #include <stdexcept>
+#include <vector>
 
 namespace edgewise {
 
@@ -145,6 +145,9 @@ Resolved with_noise(const FilterSpec& spec, const RunOptions& options, RunReport
   resolved.spec = resolve_noise(spec, resolved.noise);
   report.noise_sigma = auto_noise_sigma(resolved.noise);
   report.auto_values = resolved_text(spec, resolved.spec);
+  report.noise_reading = noise_reading_name(resolved.noise.reading);
+  report.noise_reading_note = resolved.noise.reading_note;
+  if (!report.noise_reading_note.empty() && options.notice) options.notice(report.noise_reading_note);
   if (resolved.noise.fallback) {
     report.noise_fallback = resolved.noise.fallback_reason;
     if (options.notice) options.notice(noise_fallback_notice(report));
@@ -175,6 +178,8 @@ RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSourc
   report.noise_sigma = noted.noise_sigma;
   report.auto_values = noted.auto_values;
   report.noise_fallback = noted.noise_fallback;
+  report.noise_reading = noted.noise_reading;
+  report.noise_reading_note = noted.noise_reading_note;
   return report;
 }
 
@@ -216,6 +221,8 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
   report.noise_sigma = noted.noise_sigma;
   report.auto_values = noted.auto_values;
   report.noise_fallback = noted.noise_fallback;
+  report.noise_reading = noted.noise_reading;
+  report.noise_reading_note = noted.noise_reading_note;
   if (!report.auto_values.empty()) report.largest_change = largest_change(in, out, in_copy);
   return report;
 }

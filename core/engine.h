@@ -52,6 +52,12 @@ struct RunReport {
   // the estimate's fallback rule: why (NoiseEstimate::fallback_reason).
   // The run also says so through RunOptions::notice.
   std::string noise_fallback;
+  // For a spec with auto parameters: which reading of the noise they
+  // followed ("learned", "statistical"; NoiseEstimate::reading), and the
+  // line about it when the learned one was not used or is unsure
+  // (NoiseEstimate::reading_note, also sent through RunOptions::notice).
+  std::string noise_reading;
+  std::string noise_reading_note;
   // For whole images in memory with auto parameters: the largest change of
   // any sample, in code values of the 8-bit scale (0-255); else -1.
   double largest_change = -1;

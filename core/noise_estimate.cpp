@@ -14,6 +14,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "learned_noise.h"
 #include "noise_blocks.h"
 #include "opponent_color.h"
 
@@ -215,7 +216,8 @@ void add_mad(const BandPlanes& band, int owned_rows, int threads, std::vector<Ma
         for (int x = 0; x < cell_columns; ++x) {
           const size_t a = size_t(2 * r) * band.width + size_t(2 * x), b = a + size_t(band.width);
           if ((plane.flags[a] | plane.flags[a + 1] | plane.flags[b] | plane.flags[b + 1]) & kTransparent) continue;
-          const float hh = 0.5f * std::abs(plane.values[a] - plane.values[a + 1] - plane.values[b] + plane.values[b + 1]);
+          const float hh =
+              0.5f * std::abs(plane.values[a] - plane.values[a + 1] - plane.values[b] + plane.values[b + 1]);
           ++local[size_t(std::min(int(hh * kMadBinsPerCode), kMadBins - 1))];
         }
 #pragma omp critical
@@ -390,7 +392,8 @@ ChannelNoise channel_of(const PlaneSpec& spec, const std::array<PlaneWork, kScal
   if (finest_only && borrowed && borrowed->shares[0] < 1.0 && !equations.empty()) {
     double per_unit = 0;
     for (int j = 0; j < kSpectrumParts; ++j) per_unit += borrowed->shares[size_t(j)] * equations[0].per_part[size_t(j)];
-    for (int j = 0; j < kSpectrumParts; ++j) parts[size_t(j)] = borrowed->shares[size_t(j)] * equations[0].measured / per_unit;
+    for (int j = 0; j < kSpectrumParts; ++j)
+      parts[size_t(j)] = borrowed->shares[size_t(j)] * equations[0].measured / per_unit;
   }
   // Noise that is white at the finest scale (its texture strength per unit
   // of Immerkaer's reading near 1) is taken as white: there the coarser
@@ -400,14 +403,17 @@ ChannelNoise channel_of(const PlaneSpec& spec, const std::array<PlaneWork, kScal
   // would read as blotches. Measured ratios (bench/quality's camera set
   // and white noise of 5-30 on its photos): white noise 0.99-1.40,
   // camera noise 2.5-180; between 1.5 and 3 the two readings are blended.
-  const double correlated = std::clamp((channel.correlation - kWhiteRatio) / (kCorrelatedRatio - kWhiteRatio), 0.0, 1.0);
+  const double correlated =
+      std::clamp((channel.correlation - kWhiteRatio) / (kCorrelatedRatio - kWhiteRatio), 0.0, 1.0);
   double fitted = 0;
   for (double v : parts) fitted += v;
   double finest_share = 0;  // of the two measures summed, over the bins
   {
     double reading = 0, both = 0;
     for (const NoiseLevelBin& bin : channel.bins)
-      if (bin.valid) reading += bin.blocks * bin.reading * bin.reading, both += bin.blocks * (bin.reading * bin.reading + bin.texture * bin.texture);
+      if (bin.valid)
+        reading += bin.blocks * bin.reading * bin.reading,
+            both += bin.blocks * (bin.reading * bin.reading + bin.texture * bin.texture);
     finest_share = both > 0 ? reading / both : 0.5;
   }
   for (double& v : parts) v *= correlated;
@@ -662,19 +668,61 @@ NoiseEstimate white_noise_estimate(double sigma, int channels) {
   return estimate;
 }
 
+const char* noise_reading_name(NoiseReading reading) {
+  return reading == NoiseReading::learned ? "learned" : "statistical";
+}
+
+namespace {
+
+// The learned reading where the network is there and sure (or asked for),
+// else the statistical one with a line saying why. The learned reading runs
+// first: when it is sure the statistical one is not needed.
+NoiseEstimate choose_reading(PixelSource& source, const ImageShape& shape, const NoiseEstimateOptions& options,
+                             const std::function<NoiseEstimate()>& statistical) {
+  if (options.reading == NoiseReadingChoice::statistical) return statistical();
+  if (shape.width <= 0 || shape.height <= 0 || shape.channels < 1 || shape.channels > 4)
+    throw std::invalid_argument("noise estimation needs an image with pixels and 1 to 4 channels");
+  const ShippedNoiseNet& shipped = shipped_noise_net();
+  if (!shipped.net) {
+    NoiseEstimate result = statistical();
+    result.reading_note = shipped.problem + "; the statistical noise reading is used";
+    return result;
+  }
+  LearnedReading learned = read_noise_with_net(*shipped.net, source, shape, thread_count(options));
+  if (learned.sure) return learned.estimate;
+  if (options.reading == NoiseReadingChoice::learned && learned.tiles > 0) {
+    learned.estimate.reading_note = "the learned noise reading is unsure: " + learned.unsure_reason;
+    return learned.estimate;
+  }
+  NoiseEstimate result = statistical();
+  // Where the statistical model cannot measure either, its fallback line
+  // (fallback_reason, a smaller-still rule) is the one thing to say.
+  if (!result.fallback)
+    result.reading_note =
+        "the learned noise reading is unsure (" + learned.unsure_reason + "); the statistical reading is used";
+  return result;
+}
+
+}  // namespace
+
 NoiseEstimate estimate_noise(PixelSource& source, const ImageShape& shape, const NoiseEstimateOptions& options) {
-  return estimate(shape, options, [&source](int y, int rows, float* dst) { source.read_rows(y, rows, dst); });
+  return choose_reading(source, shape, options, [&] {
+    return estimate(shape, options, [&source](int y, int rows, float* dst) { source.read_rows(y, rows, dst); });
+  });
 }
 
 NoiseEstimate estimate_noise(const ImageBuffer& image, const NoiseEstimateOptions& options) {
   const int threads = thread_count(options);
   const size_t row_floats = size_t(image.shape.width) * image.shape.channels;
-  return estimate(image.shape, options, [&](int y, int rows, float* dst) {
+  BufferSource whole(image);
+  return choose_reading(whole, image.shape, options, [&] {
+    return estimate(image.shape, options, [&](int y, int rows, float* dst) {
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (int i = 0; i < rows; ++i) {
-      BufferSource source(image);
-      source.read_rows(y + i, 1, dst + size_t(i) * row_floats);
-    }
+      for (int i = 0; i < rows; ++i) {
+        BufferSource source(image);
+        source.read_rows(y + i, 1, dst + size_t(i) * row_floats);
+      }
+    });
   });
 }
 

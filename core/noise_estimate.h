@@ -134,6 +134,11 @@ struct ChannelNoise {
   double sigma_at(double intensity) const;
 };
 
+// Which model a reading comes from: the noise-map network
+// (learned_noise.h), or this file's statistics of weak-texture blocks.
+enum class NoiseReading { statistical, learned };
+const char* noise_reading_name(NoiseReading reading);  // "statistical", "learned"
+
 struct NoiseEstimate {
   std::vector<ChannelNoise> channels;  // one per colour channel (1 grey, 3 RGB); alpha has none
   std::vector<ChannelNoise> opponent;  // Y, C1, C2 for colour images (core/opponent_color.h); empty for grey
@@ -143,6 +148,12 @@ struct NoiseEstimate {
   // why, in words.
   bool fallback = false;
   std::string fallback_reason;
+  NoiseReading reading = NoiseReading::statistical;
+  // One line for the user when the learned reading was wanted but not used
+  // or is unsure (the network missing or damaged, the image too small, noise
+  // beyond its training): what happened and which reading was used. Empty
+  // when the reading needs no word.
+  std::string reading_note;
   // The median over the valid colour channels: one number for a filter's
   // range parameter. 0 when none is valid.
   double sigma() const;
@@ -152,9 +163,15 @@ struct NoiseEstimate {
   bool measured() const { return valid() && !fallback; }
 };
 
+// Which reading estimate_noise gives: `automatic` the learned one where the
+// network is installed and sure of it, else the statistical one (saying
+// why); the others force one (the benchmarks compare them).
+enum class NoiseReadingChoice { automatic, learned, statistical };
+
 struct NoiseEstimateOptions {
   int bins = 8;     // intensity bins at most (fewer on small images)
   int threads = 0;  // CPU threads, 0 = all cores
+  NoiseReadingChoice reading = NoiseReadingChoice::automatic;
 };
 
 // The fallback rule in words, for messages.
@@ -169,9 +186,13 @@ constexpr int kMaxNoiseBlocks = 1 << 15;
 
 // From rows of interleaved 0..1 floats (colour channels, then alpha when
 // shape has one), as every front end reads them: the CLI's decoded files
-// (BufferSource), the plug-in's drawables (GeglRowSource). Rows are read
-// in bands, in increasing order, each at most once; a large image's rows
-// between its bands are not read. Throws
+// (BufferSource), the plug-in's drawables (GeglRowSource). By default
+// (NoiseReadingChoice::automatic) the learned reading comes first
+// (learned_noise.h: the sampled tiles' rows, in increasing order); where
+// the network is missing or unsure, the statistical model then reads the
+// image again from the top and reading_note says why. Each reading reads
+// rows in bands, in increasing order, each at most once; a large image's
+// rows between its bands are not read. Throws
 // std::invalid_argument for a shape without pixels or with a channel count
 // other than 1 to 4. An image too small, too transparent or too textured to
 // measure gives channels from the fallback rule (NoiseEstimate::fallback);

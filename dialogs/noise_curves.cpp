@@ -66,14 +66,19 @@ std::string noise_caption(const edgewise::NoiseEstimate& noise) {
   if (noise.opponent.size() == 3) {
     const double colour =
         kColourScale * std::sqrt((std::pow(level(noise.opponent[1]), 2) + std::pow(level(noise.opponent[2]), 2)) / 2);
-    std::snprintf(text, sizeof text, "Luminance noise %.1f, colour noise %.1f", kLuminanceScale * level(noise.opponent[0]),
-                  colour);
+    std::snprintf(text, sizeof text, "Luminance noise %.1f, colour noise %.1f",
+                  kLuminanceScale * level(noise.opponent[0]), colour);
   } else {
     std::snprintf(text, sizeof text, "Noise %.1f", noise.sigma());
   }
+  const std::string how = noise.reading == edgewise::NoiseReading::learned
+                              ? "read by the learned noise map, which tells texture and colour blotches from noise"
+                              : "measured in the flattest areas (statistical reading)";
+  const std::string note = noise.reading_note.empty() ? "" : " Note: " + noise.reading_note + ".";
   return std::string(text) +
          " (standard deviations in code values of 0-255 per channel: together, in quadrature, the noise each "
-         "channel carries), measured in the flattest areas.";
+         "channel carries), " +
+         how + "." + note;
 }
 
 }  // namespace edgewise_dialog

@@ -126,7 +126,6 @@ void ParamControls::on_off(GtkToggleButton* off, gpointer data) {
   self->notify();
 }
 
-
 // The slider and the spin button show one value: whichever moved, the
 // other follows. A typed value beyond the slider's range moves the slider
 // to its end without changing the typed value.
@@ -243,7 +242,8 @@ void ParamControls::refresh_row(Control& control, const edgewise::Settings& sett
     if (check) gtk_widget_set_sensitive(check, state.acts);
   if (control.combo) gtk_widget_set_sensitive(control.combo, state.acts);
   gtk_widget_set_sensitive(control.label, state.acts);
-  const std::string tip = state.acts ? control.row.tooltip : "No effect now: " + state.why + ".\n\n" + control.row.tooltip;
+  const std::string tip =
+      state.acts ? control.row.tooltip : "No effect now: " + state.why + ".\n\n" + control.row.tooltip;
   for (GtkWidget* widget : {control.label, control.combo, control.scale, control.spin})
     if (widget) gtk_widget_set_tooltip_text(widget, tip.c_str());
 }
@@ -254,10 +254,14 @@ void ParamControls::set_noise(const edgewise::NoiseEstimate& noise) {
   std::snprintf(sigma, sizeof sigma, "%.1f", edgewise::auto_noise_sigma(noise));
   for (auto& control : controls_) {
     if (!control->noise) continue;
-    std::string tip = std::string("auto: ") + control->row.param->noise_auto +
-                      ".\nThe noise this image shows: sigma " + sigma +
+    std::string tip = std::string("auto: ") + control->row.param->noise_auto + ".\nThe noise this image shows: sigma " +
+                      sigma +
                       " code values (0-255 scale, the median over its colour channels, every frequency "
-                      "included), estimated from its flattest areas.";
+                      "included), " +
+                      (noise.reading == edgewise::NoiseReading::learned
+                           ? std::string("read by the learned noise map.")
+                           : std::string("estimated from its flattest areas (statistical reading).")) +
+                      (noise.reading_note.empty() ? std::string() : "\n" + noise.reading_note + ".");
     if (noise.fallback)
       tip += std::string("\nIt could not be measured: ") + noise.fallback_reason + "; this is " +
              edgewise::kNoiseFallbackRule + ", a rough guess.";

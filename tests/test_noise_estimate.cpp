@@ -69,10 +69,17 @@ std::vector<float> noisy_float(const Clean& clean, double sigma, unsigned seed) 
   return out;
 }
 
+// These tests hold the statistical model (the learned reading has its own,
+// test_learned_noise.cpp): every estimate here asks for it.
+NoiseEstimateOptions statistical_only(NoiseEstimateOptions options = {}) {
+  options.reading = NoiseReadingChoice::statistical;
+  return options;
+}
+
 NoiseEstimate estimate_8bit(const std::vector<uint8_t>& samples, int width, int height, int channels,
                             const NoiseEstimateOptions& options = {}) {
   return estimate_noise(ImageBuffer{const_cast<uint8_t*>(samples.data()), {width, height, channels}, SampleType::u8, 0},
-                        options);
+                        statistical_only(options));
 }
 
 double white_bound(double sigma) { return std::max(0.1 * sigma, 0.5); }
@@ -219,8 +226,10 @@ TEST(NoiseEstimate, SampleTypesAgree) {
   }
   const ImageShape shape{200, 160, 3};
   const NoiseEstimate from_bytes = estimate_8bit(bytes, 200, 160, 3);
-  const NoiseEstimate from_words = estimate_noise(ImageBuffer{words.data(), shape, SampleType::u16, 0});
-  const NoiseEstimate from_floats = estimate_noise(ImageBuffer{floats.data(), shape, SampleType::f32, 0});
+  const NoiseEstimate from_words =
+      estimate_noise(ImageBuffer{words.data(), shape, SampleType::u16, 0}, statistical_only());
+  const NoiseEstimate from_floats =
+      estimate_noise(ImageBuffer{floats.data(), shape, SampleType::f32, 0}, statistical_only());
   ASSERT_TRUE(from_bytes.valid());
   for (int c = 0; c < 3; ++c) {
     EXPECT_NEAR(from_words.channels[c].sigma, from_bytes.channels[c].sigma, 1e-3);
@@ -233,8 +242,8 @@ TEST(NoiseEstimate, FloatsBeyondTheLimitsAreNotClipped) {
   // clipped-noise model must stay out of it.
   const Clean clean = make_clean(256, 256, 1, [](int, int, int) { return 10.0; });
   const std::vector<float> floats = noisy_float(clean, 20.0, 17);
-  const NoiseEstimate estimate =
-      estimate_noise(ImageBuffer{const_cast<float*>(floats.data()), {256, 256, 1}, SampleType::f32, 0});
+  const NoiseEstimate estimate = estimate_noise(
+      ImageBuffer{const_cast<float*>(floats.data()), {256, 256, 1}, SampleType::f32, 0}, statistical_only());
   ASSERT_TRUE(estimate.valid());
   EXPECT_NEAR(estimate.sigma(), 20.0, white_bound(20.0));
 }
@@ -263,10 +272,10 @@ TEST(NoiseEstimate, ThreadsAndRowSourceGiveTheSameResult) {
   const Clean clean = make_clean(300, 200, 3, [](int x, int y, int c) { return 30.0 + 0.5 * x + 0.2 * y + 10 * c; });
   const std::vector<uint8_t> noisy = noisy_8bit(clean, 0.05, 9, 31);
   const ImageBuffer buffer{const_cast<uint8_t*>(noisy.data()), {300, 200, 3}, SampleType::u8, 0};
-  NoiseEstimateOptions one_thread;
+  NoiseEstimateOptions one_thread = statistical_only();
   one_thread.threads = 1;
   const NoiseEstimate reference = estimate_noise(buffer, one_thread);
-  NoiseEstimateOptions three_threads;
+  NoiseEstimateOptions three_threads = statistical_only();
   three_threads.threads = 3;
   // The row source is read in increasing order, as a plug-in's tiles are.
   struct Rows : PixelSource {
@@ -279,7 +288,8 @@ TEST(NoiseEstimate, ThreadsAndRowSourceGiveTheSameResult) {
     BufferSource source;
     int next = 0;
   } rows(buffer);
-  for (const NoiseEstimate& other : {estimate_noise(buffer, three_threads), estimate_noise(rows, buffer.shape)}) {
+  for (const NoiseEstimate& other :
+       {estimate_noise(buffer, three_threads), estimate_noise(rows, buffer.shape, three_threads)}) {
     ASSERT_EQ(other.channels.size(), reference.channels.size());
     for (size_t c = 0; c < other.channels.size(); ++c) {
       EXPECT_EQ(other.channels[c].sigma, reference.channels[c].sigma);

@@ -104,8 +104,11 @@ TEST(CliNoise, EveryLayoutAndFormat) {
     std::sort(channels.begin(), channels.end());
     EXPECT_EQ(sigmas.back(), channels[channels.size() / 2]);  // the median
     // JPEG smooths the noise it stores; the lossless files hold kSigma.
+    // The bound is the learned reading's documented one (within 20 % of
+    // the truth, docs/quality.md "Learned noise reading"): on this 256 px
+    // photo it reads 7.0-7.1 of 8 (the statistical model read 8 +- 0.8).
     if (c.format != FileFormat::jpeg) {
-      for (double sigma : sigmas) EXPECT_NEAR(sigma, kSigma, 0.1 * kSigma);
+      for (double sigma : sigmas) EXPECT_NEAR(sigma, kSigma, 0.2 * kSigma);
     }
   }
 }
@@ -119,16 +122,20 @@ TEST(CliNoise, VerboseAddsTheNoiseLevelFunctions) {
   EXPECT_EQ(result.out, expected_report(dir.file("rgb.png"), true) + expected_report(dir.file("grey.png"), true));
   // Per channel (R, G, B and the opponent Y, C1, C2; grey) its noise
   // level function, then its spectrum and scales.
-  EXPECT_EQ(line_count(result.out), (1 + 2 * 6) + (1 + 2 * 1));
+  // Per file, after its first line, which reading it is.
+  EXPECT_EQ(line_count(result.out), (2 + 2 * 6) + (2 + 2 * 1));
   const std::regex bin_line("\t(R|G|B|grey|Y|C1|C2)(\t[0-9]+\\.[0-9]:([0-9]+\\.[0-9]{2}|-))+");
   const std::regex spectrum_line(
-      "\t(R|G|B|grey|Y|C1|C2)\tspectrum white [0-9]+%(, blur [0-9.]+ px [0-9]+%)+\tscales( [0-9]+x:([0-9.]+/[0-9.]+|-))+");
+      "\t(R|G|B|grey|Y|C1|C2)\tspectrum white [0-9]+%(, blur [0-9.]+ px [0-9]+%)+\tscales( "
+      "[0-9]+x:([0-9.]+/[0-9.]+|-))+");
   std::istringstream lines(result.out);
   std::string line;
-  int bin_lines = 0, spectrum_lines = 0;
+  int bin_lines = 0, spectrum_lines = 0, reading_lines = 0;
   while (std::getline(lines, line))
     if (line[0] == '\t') {
-      if (line.find("\tspectrum") != std::string::npos) {
+      if (line == "\treading\tlearned") {
+        ++reading_lines;
+      } else if (line.find("\tspectrum") != std::string::npos) {
         ++spectrum_lines;
         EXPECT_TRUE(std::regex_match(line, spectrum_line)) << line;
       } else {
@@ -138,6 +145,7 @@ TEST(CliNoise, VerboseAddsTheNoiseLevelFunctions) {
     }
   EXPECT_EQ(bin_lines, 7);
   EXPECT_EQ(spectrum_lines, 7);
+  EXPECT_EQ(reading_lines, 2);
   // Without --verbose: the file lines alone.
   const CliResult plain = run_cli("--estimate-noise " + dir.file("rgb.png") + " " + dir.file("grey.png"));
   EXPECT_EQ(plain.out, expected_report(dir.file("rgb.png"), false) + expected_report(dir.file("grey.png"), false));
@@ -226,7 +234,6 @@ TEST(CliNoise, Help) {
   EXPECT_NE(help.find("--verbose With --estimate-noise"), std::string::npos) << help;
 }
 
-
 // Never a silent no-op: a file too small to measure is filtered with the
 // fallback rule's noise and one line says so, with the values used; a
 // clean file that auto leaves nearly unchanged says that too. Explicit
@@ -284,7 +291,7 @@ TEST(CliAuto, DefaultsFollowTheFilesNoise) {
   const edgewise::NoiseEstimate noise = edgewise::estimate_noise(edgewise_cli::view(const_cast<DecodedImage&>(input)));
   const std::string chosen = edgewise::resolved_text(spec, edgewise::resolve_noise(spec, noise));
   EXPECT_NE(result.err.find(": noise "), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find("code values; auto " + chosen), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("code values (learned reading); auto " + chosen), std::string::npos) << result.err;
   // Without --verbose nothing is said.
   const CliResult quiet = run_cli("--backend cpu " + dir.file("in.png") + " -o " + dir.file("quiet.png"));
   ASSERT_EQ(quiet.status, 0) << quiet.err;
@@ -310,7 +317,6 @@ TEST(CliAuto, AutoOnlyWhereAParameterTakesIt) {
     EXPECT_FALSE(exists(dir.file("out.png")));
   }
 }
-
 
 }  // namespace
 }  // namespace edgewise_cli_test
