@@ -69,7 +69,7 @@ gimp_plugin=usr/lib/gimp/2.0/plug-ins/edgewise/edgewise
 dpkg-deb --contents "$deb" >contents.txt
 for path in usr/bin/edgewise "$gimp_plugin" "$gegl_module" usr/share/man/man1/edgewise.1.gz \
   usr/share/doc/edgewise/README.md usr/share/doc/edgewise/copyright usr/share/doc/edgewise/changelog.gz \
-  usr/share/doc/edgewise/docs/architecture.md; do
+  usr/share/doc/edgewise/docs/architecture.md usr/share/edgewise/noise_net-v1.ewnn; do
   grep -q " \./$path$" contents.txt || fail "the package has no /$path"
 done
 
@@ -94,6 +94,13 @@ cat check.log
 check "the build's CLI" "$build/cli/edgewise" "${p1[@]}" "$photo" -o cli.png
 check "the installed CLI" "$root/usr/bin/edgewise" "${p1[@]}" "$photo" -o installed-cli.png
 check "the installed CLI's pixels" "$image_tool" compare installed-cli.png cli.png 0
+# The packaged noise network loads and gives the learned reading (the path
+# the installed program finds at /usr/share/edgewise, named here since the
+# package is only extracted).
+EDGEWISE_NOISE_NET="$root/usr/share/edgewise/noise_net-v1.ewnn" "$root/usr/bin/edgewise" --estimate-noise --verbose \
+  "$photo" >reading.txt 2>reading.err || fail "--estimate-noise with the packaged network: $(cat reading.err)"
+grep -q "^	reading	learned$" reading.txt && [ ! -s reading.err ] && echo "ok: the packaged noise network gives the learned reading" ||
+  fail "the packaged noise network was not used: $(cat reading.txt reading.err)"
 
 GEGL_PATH="$root/${gegl_plugins#/}:$gegl_plugins" gegl "$photo" -o gegl.png -- edgewise:bilateral \
   mode=rgb sigma-s=2.5 sigma-r=25 iterations=2 >gegl.log 2>&1 || fail "gegl with the installed module: $(cat gegl.log)"
