@@ -37,14 +37,22 @@ void PreviewWorker::cancel() {
   ++latest_;
 }
 
+void PreviewWorker::wait_until_idle() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return stopping_ || (!running_ && !pending_); });
+}
+
 void PreviewWorker::loop() {
   for (;;) {
     std::unique_ptr<Request> request;
     {
       std::unique_lock<std::mutex> lock(mutex_);
+      running_ = false;
+      idle_.notify_all();
       wake_.wait(lock, [this] { return stopping_ || pending_; });
       if (stopping_) return;
       request = std::move(pending_);
+      running_ = true;
     }
     const uint64_t generation = request->generation;
     const auto still_wanted = [this, generation](double fraction) {

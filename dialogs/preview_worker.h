@@ -35,6 +35,10 @@ class PreviewWorker {
   // Drops pending work and cancels what runs.
   void cancel();
   uint64_t latest() const { return latest_.load(); }
+  // Waits until nothing is pending and no request runs (finished, delivered
+  // or cancelled). For tests: what a cancel left running shows by counts
+  // after this, not by how long someone waited.
+  void wait_until_idle();
 
  private:
   struct Request {
@@ -49,6 +53,8 @@ class PreviewWorker {
   Progress progress_;
   std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable idle_;
+  bool running_ = false;  // a request taken from pending_ is being rendered or delivered
   std::unique_ptr<Request> pending_;
   bool stopping_ = false;
   std::atomic<uint64_t> latest_{0};

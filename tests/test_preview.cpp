@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -15,7 +14,6 @@
 #include <mutex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "buffer_port.h"
@@ -641,11 +639,11 @@ struct Deliveries {
     errors.push_back(result.error);
     changed.notify_all();
   }
-  bool wait_for_generation(uint64_t generation, std::chrono::seconds timeout) {
+  // No time limit: a request that never arrives is a hang, which ctest's
+  // TIMEOUT property ends (a guard against hangs, not a bound on speed).
+  void wait_for_generation(uint64_t generation) {
     std::unique_lock<std::mutex> lock(mutex);
-    return changed.wait_for(lock, timeout, [&] {
-      return std::find(generations.begin(), generations.end(), generation) != generations.end();
-    });
+    changed.wait(lock, [&] { return std::find(generations.begin(), generations.end(), generation) != generations.end(); });
   }
   size_t count() {
     std::lock_guard<std::mutex> lock(mutex);
@@ -653,19 +651,38 @@ struct Deliveries {
   }
 };
 
-// Set by the progress callback once a request's first band is done.
-struct Started {
+// What the progress callback saw of one request: how many of its bands were
+// done, the furthest fraction; and a gate that holds the request after its
+// first band until the test opens it, so that what the test does next (a
+// cancel, the worker's destruction) happens while the request runs, by
+// order, not by how long anyone waited.
+struct Bands {
   std::mutex mutex;
   std::condition_variable changed;
-  uint64_t generation = 0;
-  void note(uint64_t g) {
+  uint64_t watched = 0;  // the generation counted; 0: none yet
+  int done = 0;
+  double furthest = 0;
+  bool gate_open = false;
+  void watch(uint64_t g) {
     std::lock_guard<std::mutex> lock(mutex);
-    generation = std::max(generation, g);
-    changed.notify_all();
+    watched = g;
   }
-  bool wait_for(uint64_t g, std::chrono::seconds timeout) {
+  void note(uint64_t g, double fraction) {
     std::unique_lock<std::mutex> lock(mutex);
-    return changed.wait_for(lock, timeout, [&] { return generation >= g; });
+    if (g != watched) return;
+    ++done;
+    furthest = std::max(furthest, fraction);
+    changed.notify_all();
+    changed.wait(lock, [&] { return gate_open; });
+  }
+  void wait_for_first_band() {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return done > 0; });
+  }
+  void open_gate() {
+    std::lock_guard<std::mutex> lock(mutex);
+    gate_open = true;
+    changed.notify_all();
   }
 };
 
@@ -692,8 +709,7 @@ TEST(PreviewWorker, OnlyTheNewestOfManyRequestsIsDelivered) {
     last_generation = worker.submit(last, input);
   }
   EXPECT_EQ(worker.latest(), last_generation);
-  ASSERT_TRUE(deliveries.wait_for_generation(last_generation, std::chrono::seconds(60)))
-      << "no result for the last request within 60 s";
+  deliveries.wait_for_generation(last_generation);
   std::lock_guard<std::mutex> lock(deliveries.mutex);
   EXPECT_EQ(deliveries.generations.back(), worker.latest());
   EXPECT_EQ(deliveries.settings.back(), format_arguments(last));
@@ -706,23 +722,33 @@ TEST(PreviewWorker, OnlyTheNewestOfManyRequestsIsDelivered) {
             << std::endl;
 }
 
-TEST(PreviewWorker, DestroyingCancelsTheRunningRequestPromptly) {
+// Counted, not timed: destroying the worker cancels the request it runs, so
+// the request stops at its next band (it does not run to its last band) and
+// delivers nothing. Its first band's progress holds it until the test is
+// about to destroy the worker; from there the destructor's first act (under
+// the worker's lock) outdates the request, while finishing it would take all
+// its other bands.
+TEST(PreviewWorker, DestroyingCancelsTheRunningRequest) {
   EW_SEEDED_RNG(rng);
   const auto input = worker_input(rng, 600);
   Deliveries deliveries;
-  Started started;
+  Bands bands;
   auto worker = std::make_unique<PreviewWorker>([&](PreviewResult&& result) { deliveries.add(std::move(result)); },
-                                                [&](uint64_t generation, double) { started.note(generation); });
-  // Radius 24 over 600x600: seconds of work, in bands of 24 rows.
+                                                [&](uint64_t generation, double f) { bands.note(generation, f); });
+  // Radius 24 over 600x600, in bands of 24 rows.
+  bands.watch(worker->latest() + 1);
   const uint64_t generation =
       worker->submit(cpu_settings(make_spec(ColorMode::rgb, RangeKernel::gaussian, 8.0f, 20.0f, 24)), input);
-  ASSERT_TRUE(started.wait_for(generation, std::chrono::seconds(30)));
-  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(bands.watched, generation);
+  bands.wait_for_first_band();
+  bands.open_gate();
   worker.reset();
-  const double destroy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(destroy_seconds, 1.0);
-  EXPECT_EQ(deliveries.count(), 0u);
-  std::cout << "[   INFO   ] destroying a running worker took " << destroy_seconds * 1e3 << " ms" << std::endl;
+  EXPECT_EQ(deliveries.count(), 0u) << "the destroyed worker delivered its request";
+  std::lock_guard<std::mutex> lock(bands.mutex);
+  EXPECT_GE(bands.done, 1);
+  EXPECT_LT(bands.furthest, 1.0) << "the request ran to its last band (" << bands.done << " bands) after the destructor";
+  std::cout << "[   INFO   ] the destroyed worker's request stopped after " << bands.done << " band(s), at "
+            << bands.furthest * 100 << "%" << std::endl;
 }
 
 TEST(PreviewWorker, CancelDropsPendingAndRunningRequests) {
@@ -730,7 +756,7 @@ TEST(PreviewWorker, CancelDropsPendingAndRunningRequests) {
   const auto small = worker_input(rng, 48);
   const auto large = worker_input(rng, 600);
   Deliveries deliveries;
-  Started started;
+  Bands bands;
   // The first delivery holds the worker until the gate opens, so that the
   // next request stays pending meanwhile.
   std::mutex gate_mutex;
@@ -744,32 +770,45 @@ TEST(PreviewWorker, CancelDropsPendingAndRunningRequests) {
         gate_changed.wait(lock, [&] { return gate_open; });
         deliveries.add(std::move(result));
       },
-      [&](uint64_t generation, double) { started.note(generation); });
+      [&](uint64_t generation, double f) { bands.note(generation, f); });
   const Settings settings = cpu_settings(make_spec(ColorMode::rgb, RangeKernel::gaussian, 1.0f, 20.0f));
   const uint64_t first = worker.submit(settings, small);
   {
     std::unique_lock<std::mutex> lock(gate_mutex);
-    ASSERT_TRUE(gate_changed.wait_for(lock, std::chrono::seconds(30), [&] { return held; }));
+    gate_changed.wait(lock, [&] { return held; });
   }
-  worker.submit(settings, small);  // pending behind the held delivery
+  const uint64_t pending = worker.submit(settings, small);  // pending behind the held delivery
   worker.cancel();
   {
     std::lock_guard<std::mutex> lock(gate_mutex);
     gate_open = true;
   }
   gate_changed.notify_all();
-  ASSERT_TRUE(deliveries.wait_for_generation(first, std::chrono::seconds(30)));
-  // A long request, cancelled while it runs.
+  deliveries.wait_for_generation(first);
+  // Nothing is left: had the cancel kept the pending request, the worker
+  // would run and deliver it before it is idle.
+  worker.wait_until_idle();
+  {
+    std::lock_guard<std::mutex> lock(deliveries.mutex);
+    ASSERT_EQ(deliveries.generations, std::vector<uint64_t>{first}) << "the pending request " << pending << " ran";
+  }
+  // A long request (many bands), cancelled while its first band's progress
+  // holds it: it stops at its next band and delivers nothing.
+  bands.watch(worker.latest() + 1);
   const uint64_t running =
       worker.submit(cpu_settings(make_spec(ColorMode::rgb, RangeKernel::gaussian, 8.0f, 20.0f, 24)), large);
-  ASSERT_TRUE(started.wait_for(running, std::chrono::seconds(30)));
+  ASSERT_EQ(bands.watched, running);
+  bands.wait_for_first_band();
   worker.cancel();
-  // The pending small request would take milliseconds, a band of the long one
-  // well under a second: wait for either to show up, which neither may.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  std::lock_guard<std::mutex> lock(deliveries.mutex);
-  ASSERT_EQ(deliveries.generations.size(), 1u);
-  EXPECT_EQ(deliveries.generations[0], first);
+  bands.open_gate();
+  worker.wait_until_idle();
+  {
+    std::lock_guard<std::mutex> lock(deliveries.mutex);
+    EXPECT_EQ(deliveries.generations, std::vector<uint64_t>{first}) << "the cancelled running request delivered";
+  }
+  std::lock_guard<std::mutex> lock(bands.mutex);
+  EXPECT_EQ(bands.done, 1) << "bands done after the cancel";
+  EXPECT_LT(bands.furthest, 1.0);
 }
 
 // ---------------------------------------------------------------- CUDA
