@@ -14,8 +14,8 @@
 // divides by the noisy covariance, as IPOL's implementation does). The
 // reference estimates, per sample, how far that can move it (condition
 // number x dimension x 2^-24 x the correction, from the Cholesky factor's
-// diagonal); a sample may differ by kTolerance plus kBoundFactor times that
-// (measured: all within 4e-5 beyond it). Hard decisions: the group search
+// diagonal), capped at 0.025 code values (kMaxRoundingBound says why); a
+// sample may differ by kTolerance plus kBoundFactor times that. Hard decisions: the group search
 // keeps the K nearest patches and the flat test compares a variance with a
 // threshold; where two values are closer than rounding can tell apart
 // (NlBayesSettings' margins), float and double may decide differently and

@@ -572,7 +572,8 @@ NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettin
         const size_t i = (size_t(y) * size_t(width) + size_t(x)) * size_t(input.channels) + size_t(c);
         if (out.unstable[size_t(y) * size_t(width) + size_t(x)]) result.stable[i] = 0;
         // An RGB sample mixes the three opponent channels (|rows| sum below 1.7).
-        result.bound[i] = (colours == 3 ? 1.7 : 1.0) * out.bound[size_t(y) * size_t(width) + size_t(x)] / 255.0;
+        result.bound[i] = std::min(kMaxRoundingBound,
+                                   (colours == 3 ? 1.7 : 1.0) * out.bound[size_t(y) * size_t(width) + size_t(x)] / 255.0);
       }
     }
   return result;

@@ -65,8 +65,21 @@ struct NlBayesResult {
   // the condition numbers of the systems its groups solved (a group of
   // about as many patches as dimensions, or of transparent members, is
   // nearly singular: its solve amplifies rounding by the condition number).
+  // Capped at kMaxRoundingBound: see there.
   std::vector<double> bound;
 };
+
+// The cap on NlBayesResult::bound, 0-1 scale (0.025 code values; the checks
+// allow 4 times it, 0.1). The estimate (condition number x dimension x
+// 2^-24 x the correction) grows without limit as a group's system nears
+// singular: uncapped, it allowed up to 94 code values at some samples of
+// test_nlbayes (6% of the compared samples more than one), which would pass
+// any error there. It is a worst case: the CPU's largest difference at any
+// compared sample over all of test_nlbayes was 0.0041 code values (the
+// other comparisons' 0.0007 at most), a 25th of the capped allowance.
+// Where rounding can move a sample by code values, a near tie flipped a
+// decision; those samples are flagged (`stable`) and not compared.
+inline constexpr double kMaxRoundingBound = 0.025 / 255.0;
 
 // `basic`, when given (one scale), is step 2's guide instead of step 1's
 // result: the CPU's own basic estimate, so that step 2 is compared on the
