@@ -147,15 +147,37 @@ struct Filtered {
   std::vector<std::pair<std::string, DecodedImage>> extras;  // file -> 16-bit image
 };
 
+// --filter auto: the whole image's noise measured once, the method for it
+// and the noise it is handed (Strength, Luminance, Colour), as GIMP's
+// Denoise entry plans its run; --verbose gives the reason the dialog shows.
+edgewise::FilterSpec plan_auto(const Job& job, DecodedImage& input, const edgewise::DenoiseSettings& denoise,
+                               edgewise::RunOptions& run, edgewise::NoiseEstimate& noise, bool verbose,
+                               ProgressLine& progress) {
+  const edgewise::NoiseEstimate measured = edgewise::estimate_noise(view(input));
+  if (!measured.reading_note.empty() && run.notice) run.notice(measured.reading_note);
+  const edgewise::DenoiseJob planned = edgewise::plan_denoise(denoise, measured, input.channels >= 3 ? 3 : 1);
+  if (verbose) {
+    const std::string why = planned.reason.empty() ? std::string(planned.method->denoise.method) : planned.reason;
+    progress.message(job.input + ": auto method: " + why + " (--filter " + planned.method->name + ")");
+  }
+  noise = planned.noise;
+  run.noise = &noise;
+  return planned.settings.spec;
+}
+
 // The filter, on this thread (progress and notices go to its line).
-Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterSpec& spec, edgewise::RunOptions run,
-                    const std::map<std::string, std::string>& extra_outputs, bool verbose, ProgressLine& progress) {
+Filtered filter_job(const Job& job, DecodedImage& input, const edgewise::FilterSpec& given_spec,
+                    edgewise::RunOptions run, const std::map<std::string, std::string>& extra_outputs, bool verbose,
+                    ProgressLine& progress, const edgewise::DenoiseSettings* denoise) {
   check_writable(job.format, input, job.output);
   try {
     Filtered filtered;
     filtered.result = input;  // same shape, sample type and metadata
     run.progress = [&progress](double fraction) { return progress.update(fraction); };
     run.notice = [&progress, &job](const std::string& text) { progress.message(job.input + ": " + text); };
+    edgewise::NoiseEstimate noise;
+    const edgewise::FilterSpec spec =
+        denoise ? plan_auto(job, input, *denoise, run, noise, verbose, progress) : given_spec;
     std::vector<std::vector<float>> extra_samples;
     std::vector<edgewise::ExtraImage> extras;
     for (const auto& [name, path] : extra_outputs) {
@@ -291,7 +313,8 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& inputs, const std::st
 // failure, which is told once the writer is done (after the next job's
 // filter).
 BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
-                     const std::map<std::string, std::string>& extra_outputs, const JobOptions& files) {
+                     const std::map<std::string, std::string>& extra_outputs, const JobOptions& files,
+                     const edgewise::DenoiseSettings* denoise) {
   const bool terminal = isatty(STDERR_FILENO) == 1;
   BatchReport report;
   // One backend for the whole batch: a GPU keeps its buffers from file to file.
@@ -339,7 +362,7 @@ BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, c
       try {
         DecodedImage input = next_input.get();
         if (i + 1 < jobs.size()) next_input = start_reading(jobs[i + 1], files);
-        Filtered filtered = filter_job(job, input, spec, run, extra_outputs, files.verbose, progress);
+        Filtered filtered = filter_job(job, input, spec, run, extra_outputs, files.verbose, progress, denoise);
         progress.finish();
         if (!finish_write() && files.fail_fast) {
           report.stopped = true;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "denoise.h"
 #include "engine.h"
 #include "image_file.h"
 
@@ -56,8 +57,13 @@ struct BatchReport {
 // fail_fast, none). Progress and notices go to stderr. extra_outputs
 // (output name -> file) are the filter's extra images for the (single)
 // job, made in the same run and written after the result as 16-bit images.
+// With `denoise` (--filter auto), each job instead measures its image's
+// noise and runs the method and scaled noise plan_denoise gives for it
+// (core/denoise.h, as GIMP's Denoise entry does); `spec` then only starts
+// the backend.
 BatchReport run_jobs(std::vector<Job>& jobs, const edgewise::FilterSpec& spec, const edgewise::RunOptions& options,
-                     const std::map<std::string, std::string>& extra_outputs = {}, const JobOptions& files = {});
+                     const std::map<std::string, std::string>& extra_outputs = {}, const JobOptions& files = {},
+                     const edgewise::DenoiseSettings* denoise = nullptr);
 
 // "2 of 5 files failed: a.png, b.png" for stderr, or "" when none did.
 std::string summary(const BatchReport& report, size_t jobs);

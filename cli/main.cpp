@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
     std::vector<Job> jobs = plan_jobs(options.inputs, options.output, options.files, options.extra_outputs);
     if (options.gui) return run_gui(jobs, options);
     for (const std::string& notice : unused_options(options)) std::fprintf(stderr, "edgewise: %s\n", notice.c_str());
-    const BatchReport report = run_jobs(jobs, options.settings.spec, options.run, options.extra_outputs, options.files);
+    const BatchReport report = run_jobs(jobs, options.settings.spec, options.run, options.extra_outputs, options.files,
+                                        options.auto_method ? &options.denoise : nullptr);
     // One input: its error line was the whole story. Several: say which failed.
     if (jobs.size() > 1 && !report.failed.empty())
       std::fprintf(stderr, "edgewise: %s\n", summary(report, jobs.size()).c_str());

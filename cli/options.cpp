@@ -40,6 +40,35 @@ std::vector<std::string> filter_names(const std::vector<const edgewise::FilterIn
   return names;
 }
 
+// --filter's word for the Denoise front end's choice (core/denoise.h).
+const char* const kAutoFilter = "auto";
+
+const edgewise::ParamInfo* denoise_control(const std::string& flag) {
+  for (const edgewise::ParamInfo& info : edgewise::denoise_group().params)
+    if (flag == info.cli_flag) return &info;
+  return nullptr;
+}
+
+// With --filter auto: a Denoise control, checked as a filter's value is
+// (the same messages); a filter's own parameter is refused, since the
+// method is not known before the image is read.
+void apply_auto_option(CliOptions& options, const std::string& flag, const std::string& value,
+                       const edgewise::Registry& registry) {
+  if (denoise_control(flag)) {
+    edgewise::FilterSpec controls(edgewise::denoise_controls());
+    std::string error = edgewise::set_param(controls, flag, value);
+    if (error.empty()) error = edgewise::set_denoise_value(options.denoise, flag, controls.get(flag));
+    if (!error.empty()) throw std::invalid_argument(error);
+    return;
+  }
+  std::vector<std::string> takers;
+  for (const edgewise::FilterInfo* filter : registry.filters())
+    if (filter->find_param(flag)) takers.push_back(filter->name);
+  throw std::invalid_argument("--" + flag + " is an option of the " + words(takers, " and ") +
+                              " filter; --filter auto runs the method it chooses with that method's defaults "
+                              "(name the filter to set it)");
+}
+
 // Applies one option that takes a value; false when flag is not one.
 bool apply_option(CliOptions& options, const std::string& flag, const std::string& value,
                   const edgewise::Registry& registry, const edgewise::BackendList& backends) {
@@ -61,10 +90,14 @@ bool apply_option(CliOptions& options, const std::string& flag, const std::strin
     options.files.write.tiff_compression = value;
   } else if (flag.rfind(kWritePrefix, 0) == 0 && !registry.producers(flag.substr(6)).empty()) {
     options.extra_outputs[flag.substr(6)] = value;
+  } else if (options.auto_method && flag != "backend" && (denoise_control(flag) || registry.find_param(flag))) {
+    apply_auto_option(options, flag, value, registry);
   } else if (flag == "filter" || flag == "backend" || registry.find_param(flag)) {
     const std::string error = edgewise::apply_argument(options.settings, flag, value, registry, backends);
     if (!error.empty()) throw std::invalid_argument(error);
     options.given.emplace_back(flag, value);
+  } else if (denoise_control(flag)) {
+    throw std::invalid_argument("--" + flag + " is a control of --filter " + kAutoFilter);
   } else {
     return false;
   }
@@ -112,6 +145,34 @@ void describe_param(std::ostream& out, const edgewise::ParamInfo& info) {
   out << usage << "\n" << wrap(text + ".");
 }
 
+// --filter auto and the Denoise controls, as GIMP's Denoise entry offers
+// them (core/denoise.h): the methods and what they suit from the registry.
+void describe_auto(std::ostream& out, const edgewise::Registry& registry) {
+  const std::vector<const edgewise::FilterInfo*> methods = edgewise::denoise_methods(registry);
+  if (methods.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < methods.size(); ++i)
+    list += std::string(i ? ". " : "") + methods[i]->denoise.method + " (--filter " + methods[i]->name +
+            "): " + methods[i]->denoise.good_for;
+  std::string apart;
+  for (const edgewise::FilterInfo* method : methods)
+    if (method->denoise.separates) apart += std::string(apart.empty() ? "" : ", ") + method->denoise.method;
+  list += ". --luminance and --colour act apart for the methods that set them apart (" +
+          (apart.empty() ? std::string("none here") : apart) + ") on colour images; the others take --strength alone";
+  const edgewise::ParamGroup& group = edgewise::denoise_group();
+  out << "\n"
+      << group.cli_heading << " (--filter " << kAutoFilter << "):\n"
+      << wrap(std::string("--filter ") + kAutoFilter +
+                  " chooses the method for each input as GIMP's Denoise entry (Filters > Enhance > Denoise) "
+                  "does: it measures the image's noise, tells fine grain from noise correlated over pixels "
+                  "and from colour noise, and runs the method recommended for that (--verbose says which "
+                  "and why) with its default values, which follow the noise measured times the controls "
+                  "below. The methods: " +
+                  list + ".",
+              0);
+  for (const edgewise::ParamInfo& info : group.params) describe_param(out, info);
+}
+
 // --filter, then each parameter group under its heading; a group only some
 // filters take says which.
 void describe_filters(std::ostream& out, const edgewise::Registry& registry) {
@@ -121,6 +182,8 @@ void describe_filters(std::ostream& out, const edgewise::Registry& registry) {
     std::string text = "the filter:";
     for (size_t i = 0; i < filters.size(); ++i)
       text += std::string(i ? ";" : "") + " " + filters[i]->name + ", " + filters[i]->summary;
+    if (!edgewise::denoise_methods(registry).empty())
+      text += std::string("; or ") + kAutoFilter + ", the method chosen for each image's noise (Denoise options below)";
     out << "  --filter " << join(filter_names(filters), "|") << "\n"
         << wrap(text + ". Default " + registry.default_filter().name + ".");
   }
@@ -134,6 +197,7 @@ void describe_filters(std::ostream& out, const edgewise::Registry& registry) {
     }
     for (const edgewise::ParamInfo& info : group->params) describe_param(out, info);
   }
+  describe_auto(out, registry);
 }
 
 }  // namespace
@@ -195,8 +259,17 @@ CliOptions parse_options(int argc, char** argv, const edgewise::Registry& regist
     }
   }
   // The filter first, wherever it was given, so the other options are its own.
-  for (const auto& [arg, value] : valued)
-    if (arg == "--filter") apply_option(options, "filter", value, registry, backends);
+  for (const auto& [arg, value] : valued) {
+    if (arg != "--filter") continue;
+    options.auto_method = value == kAutoFilter && !edgewise::denoise_methods(registry).empty();
+    if (options.auto_method) {
+      options.settings = edgewise::default_settings(registry.default_filter());
+      options.denoise = edgewise::default_denoise(registry);
+      options.given.emplace_back("filter", value);
+    } else {
+      apply_option(options, "filter", value, registry, backends);
+    }
+  }
   for (const auto& [arg, value] : valued)
     if (arg != "--filter" && !apply_option(options, arg.substr(2), value, registry, backends))
       throw std::invalid_argument("unknown option " + arg + " (see edgewise --help)");
@@ -217,6 +290,11 @@ CliOptions parse_options(int argc, char** argv, const edgewise::Registry& regist
   const std::string error = edgewise::validate(options.settings.spec);
   if (!error.empty()) throw std::invalid_argument(error);
   options.run.backend = options.settings.backend;
+  if (options.auto_method && options.gui)
+    throw std::invalid_argument("--filter auto cannot be combined with --gui (its dialog shows one filter)");
+  if (options.auto_method && !options.extra_outputs.empty())
+    throw std::invalid_argument("--" + std::string(kWritePrefix) + options.extra_outputs.begin()->first +
+                                " cannot be combined with --filter auto");
   if (options.gui) {
     if (options.inputs.size() != 1) throw std::invalid_argument("--gui takes exactly one input");
     if (!options.extra_outputs.empty())

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "denoise.h"
 #include "engine.h"
 #include "jobs.h"
 #include "settings.h"
@@ -23,6 +24,13 @@ constexpr int kExitCancelled = 3;  // --gui: the dialog was cancelled, nothing w
 
 struct CliOptions {
   edgewise::Settings settings;  // the filter, its values and the backend
+  // --filter auto: each input gets the method the Denoise front end
+  // recommends for its measured noise (core/denoise.h), with its default
+  // values, and --strength, --luminance, --colour (denoise.method stays
+  // null: the recommended one). `settings` then keeps the registry's
+  // default filter and the backend.
+  bool auto_method = false;
+  edgewise::DenoiseSettings denoise;
   edgewise::RunOptions run;
   std::vector<std::string> inputs;
   std::string output;
