@@ -27,10 +27,10 @@
 // blocks of 6 than of 4. A vector ?: in the ReLU made GCC scalarise it (20 %
 // of the time).
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
+#include "cpu_isa.h"
 #include "noise_net.h"
 
 // Contraction into FMA: GCC's ISO mode (-std=c++17) turns it off, so the
@@ -207,17 +207,12 @@ EW_NN_TARGET("avx512f") void conv_avx512(const ConvArgs& a) {
 }
 #endif
 
-NoiseNetIsa widest_isa() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return NoiseNetIsa::avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return NoiseNetIsa::avx2;
-#endif
-  return NoiseNetIsa::generic;
+NoiseNetIsa of(CpuIsa isa) {
+  return isa == CpuIsa::avx512 ? NoiseNetIsa::avx512 : isa == CpuIsa::avx2 ? NoiseNetIsa::avx2 : NoiseNetIsa::generic;
 }
 
 NoiseNetIsa resolve(NoiseNetIsa asked) {
-  static const NoiseNetIsa widest = widest_isa();
+  static const NoiseNetIsa widest = of(widest_cpu_isa());
   if (asked == NoiseNetIsa::automatic) return noise_net_machine_isa();
   return std::min(asked, widest);
 }
@@ -252,18 +247,7 @@ float* aligned(std::vector<float>& buffer) {
 
 }  // namespace
 
-NoiseNetIsa noise_net_machine_isa() {
-  static const NoiseNetIsa isa = [] {
-    const NoiseNetIsa widest = widest_isa();
-    const char* cap = std::getenv("EDGEWISE_CPU_ISA");
-    if (!cap || !*cap) return widest;
-    const NoiseNetIsa asked = std::strcmp(cap, "generic") == 0 ? NoiseNetIsa::generic
-                              : std::strcmp(cap, "avx2") == 0  ? NoiseNetIsa::avx2
-                                                               : NoiseNetIsa::avx512;
-    return std::min(asked, widest);
-  }();
-  return isa;
-}
+NoiseNetIsa noise_net_machine_isa() { return of(cpu_isa()); }
 
 const char* noise_net_isa_name(NoiseNetIsa isa) {
   switch (resolve(isa)) {
