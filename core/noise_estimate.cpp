@@ -680,8 +680,6 @@ namespace {
 NoiseEstimate choose_reading(PixelSource& source, const ImageShape& shape, const NoiseEstimateOptions& options,
                              const std::function<NoiseEstimate()>& statistical) {
   if (options.reading == NoiseReadingChoice::statistical) return statistical();
-  if (shape.width <= 0 || shape.height <= 0 || shape.channels < 1 || shape.channels > 4)
-    throw std::invalid_argument("noise estimation needs an image with pixels and 1 to 4 channels");
   const ShippedNoiseNet& shipped = shipped_noise_net();
   if (!shipped.net) {
     NoiseEstimate result = statistical();
