@@ -103,6 +103,23 @@ class TempName {
   TempSlot* slot_ = nullptr;
 };
 
+// Overwrites the last six characters of NAME (the XXXXXX of kTempSuffix)
+// with random letters and digits, as mkstemp does, without making a file.
+void fill_unique_suffix(char* name) {
+  static const char kLetters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static std::atomic<unsigned long> counter{0};
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  // splitmix64 of time, pid and a counter: distinct across processes and calls.
+  unsigned long long x = (unsigned long long)now.tv_nsec ^ ((unsigned long long)now.tv_sec << 30) ^
+                         ((unsigned long long)getpid() << 16) ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ULL);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  char* suffix = name + std::strlen(name) - 6;
+  for (int i = 0; i < 6; ++i, x /= 62) suffix[i] = kLetters[x % 62];
+}
+
 std::string why_not_writable(const std::string& directory, int error) {
   struct stat info {};
   if (stat(directory.c_str(), &info) != 0) return "output directory " + directory + " does not exist";
@@ -150,15 +167,28 @@ bool write_unnamed(const std::string& path, const std::string& directory,
     if (chmod_error) fail_write(path, chmod_error);
     write(self);  // the writers open the file again by this name
     if (fsync(fd) != 0) fail_write(path, errno);
-    // A name for the complete file: a temporary one, then renamed over the
-    // target, which replaces an existing file atomically (link cannot).
+    // A new file gets its name in one step: link fails rather than
+    // replace, so nothing else ever has a name, even under SIGKILL.
+    struct stat existing {};
+    if (lstat(path.c_str(), &existing) != 0 && errno == ENOENT) {
+      if (linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        close(fd);
+        return true;
+      }
+      if (errno != EEXIST) throw std::runtime_error(why_not_writable(directory, errno));
+    }
+    // A file to replace: a temporary name, then renamed over the target,
+    // which replaces it atomically (link cannot). The name is linked
+    // directly, not made by mkstemp first, so it exists only between the
+    // two calls; SIGKILL there is the one way to leave it behind.
     TempName temp(directory, file_name_of(path));
     const int linked = temp.create([&self](char* name) {
-      const int probe = mkstemp(name);  // a unique name, then the file under it
-      if (probe < 0) return -1;
-      close(probe);
-      unlink(name);
-      return linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name, AT_SYMLINK_FOLLOW);
+      for (int attempt = 0; attempt < 100; ++attempt) {
+        fill_unique_suffix(name);
+        const int result = linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name, AT_SYMLINK_FOLLOW);
+        if (result == 0 || errno != EEXIST) return result;
+      }
+      return -1;  // errno is EEXIST
     });
     if (linked != 0) {
       const int error = errno;
