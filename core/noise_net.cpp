@@ -25,18 +25,37 @@ constexpr int kMaxTile = 1 << 14;
 int round_up16(int channels) { return (channels + 15) / 16 * 16; }
 
 int64_t layer_floats(const NoiseNetLayer& layer) {
+  if (layer.op != NetOp::conv) return 0;
   return int64_t(layer.out) * layer.in * layer.kernel * layer.kernel + layer.out;
 }
 
-// What keeps the forward pass from running `net`, or "" (layers numbered
-// from 1). With `weights`, also the sizes and values of the weights.
-std::string architecture_problem(const NoiseNet& net, bool weights) {
+struct OpName {
+  NetOp op;
+  const char* name;
+  bool takes_value;
+};
+constexpr OpName kOpNames[] = {{NetOp::conv, "conv", false},          {NetOp::unshuffle, "unshuffle", true},
+                               {NetOp::shuffle, "shuffle", true},     {NetOp::map, "map", true},
+                               {NetOp::save, "save", false},          {NetOp::add, "add", false},
+                               {NetOp::residual, "residual", false}};
+
+const char* op_name(NetOp op) {
+  for (const OpName& entry : kOpNames)
+    if (entry.op == op) return entry.name;
+  return "?";
+}
+
+// The noise map's architecture (layers numbered from 1): a stack of
+// convolutions from R'G'B' to its outputs.
+std::string noise_map_problem(const NoiseNet& net, bool weights) {
   const auto& layers = net.layers;
   if (layers.empty()) return "it has no layers";
   int cell = 1;
   for (size_t i = 0; i < layers.size(); ++i) {
     const NoiseNetLayer& layer = layers[i];
     const std::string name = "layer " + std::to_string(i + 1);
+    if (layer.op != NetOp::conv)
+      return name + " is a " + op_name(layer.op) + " step; the noise map is a stack of convolutions";
     if (layer.in < 1 || layer.in > kMaxChannels || layer.out < 1 || layer.out > kMaxChannels)
       return name + " has " + std::to_string(layer.in) + " input and " + std::to_string(layer.out) +
              " output channels (1 to " + std::to_string(kMaxChannels) + " each)";
@@ -54,17 +73,10 @@ std::string architecture_problem(const NoiseNet& net, bool weights) {
       cell *= 2;
       if (cell > kMaxTile) return "its strides shrink a tile by more than " + std::to_string(kMaxTile);
     }
-    if (weights) {
-      if (int64_t(layer.weights.size()) != layer_floats(layer) - layer.out || int(layer.bias.size()) != layer.out)
-        return name + " holds " + std::to_string(layer.weights.size()) + " weights and " +
-               std::to_string(layer.bias.size()) + " biases where its shape needs " +
-               std::to_string(layer_floats(layer) - layer.out) + " and " + std::to_string(layer.out);
-      for (size_t j = 0; j < layer.weights.size(); ++j)
-        if (!std::isfinite(layer.weights[j]))
-          return name + "'s weight " + std::to_string(j) + " is not a finite number";
-      for (size_t j = 0; j < layer.bias.size(); ++j)
-        if (!std::isfinite(layer.bias[j])) return name + "'s bias " + std::to_string(j) + " is not a finite number";
-    }
+  }
+  if (weights) {
+    const std::string problem = weights_problem(net);
+    if (!problem.empty()) return problem;
   }
   if (layers.back().relu) return "its last layer ends in relu (the outputs are log-variances: no activation)";
   if (net.outputs != int(net.output_names.size()))
@@ -78,23 +90,13 @@ std::string architecture_problem(const NoiseNet& net, bool weights) {
   return "";
 }
 
-void pack(NoiseNet& net) {
+void pack_noise_map(NoiseNet& net) {
   int in_stride = net.layers.front().in;  // the first layer reads R'G'B' as they come
   net.cell = 1;
   for (NoiseNetLayer& layer : net.layers) {
-    const int k = layer.kernel, out_stride = round_up16(layer.out);
-    layer.packed_weights.assign(size_t(k) * k * in_stride * out_stride, 0.0f);
-    layer.packed_bias.assign(size_t(out_stride), 0.0f);
-    for (int o = 0; o < layer.out; ++o) {
-      layer.packed_bias[size_t(o)] = layer.bias[size_t(o)];
-      for (int i = 0; i < layer.in; ++i)
-        for (int ky = 0; ky < k; ++ky)
-          for (int kx = 0; kx < k; ++kx)
-            layer.packed_weights[((size_t(ky) * k + kx) * in_stride + i) * out_stride + o] =
-                layer.weights[((size_t(o) * layer.in + i) * k + ky) * k + kx];
-    }
+    pack_conv(layer, in_stride);
     net.cell *= layer.stride;
-    in_stride = out_stride;
+    in_stride = round_up16(layer.out);
   }
 }
 
@@ -171,8 +173,18 @@ std::string read_line(const std::vector<std::string>& words, const std::string& 
       return "it counts " + words[1] + " outputs but names " + std::to_string(values - 1);
     header.output_names.assign(words.begin() + 2, words.end());
   } else if (key == "layer") {
-    if (values != 6 || words[1] != "conv") return "a layer is \"layer conv IN OUT KERNEL STRIDE relu|none\"";
     NoiseNetLayer layer;
+    for (const OpName& entry : kOpNames)
+      if (words[1] == entry.name && entry.op != NetOp::conv) {
+        layer.op = entry.op;
+        if (values != (entry.takes_value ? 2u : 1u) ||
+            (entry.takes_value && (!parse_int(words[2], layer.factor) || layer.factor < 1)))
+          return std::string("a ") + entry.name + " step is \"layer " + entry.name +
+                 (entry.takes_value ? " N\" (N a positive whole number)" : "\"");
+        header.layers.push_back(std::move(layer));
+        return "";
+      }
+    if (values != 6 || words[1] != "conv") return "a layer is \"layer conv IN OUT KERNEL STRIDE relu|none\"";
     if (!parse_int(words[2], layer.in) || !parse_int(words[3], layer.out) || !parse_int(words[4], layer.kernel) ||
         !parse_int(words[5], layer.stride))
       return "a layer's channels, kernel and stride are whole numbers";
@@ -220,7 +232,7 @@ Header read_header(const uint8_t* text, size_t size) {
 
 }  // namespace
 
-NoiseNet parse_noise_net(const std::vector<uint8_t>& bytes, const std::string& name) {
+NoiseNet parse_network(const std::vector<uint8_t>& bytes, const std::string& name, const NetKind& kind) {
   auto fail = [&](const std::string& what) { return NoiseNetError(name + " " + what); };
   const size_t size = bytes.size();
   if (size < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
@@ -252,12 +264,12 @@ NoiseNet parse_noise_net(const std::vector<uint8_t>& bytes, const std::string& n
   // The model and version before the rest: another model's or version's
   // header may hold lines this one does not read.
   auto missing = [&](const char* key) { return fail("has no \"" + std::string(key) + "\" line in its header"); };
-  if (!header.model.empty() && header.model != kNoiseNetModel)
-    throw fail("holds a \"" + header.model + "\" model; this Edgewise reads the noise map (model " + kNoiseNetModel +
+  if (!header.model.empty() && header.model != kind.model)
+    throw fail("holds a \"" + header.model + "\" model; this Edgewise reads " + kind.what + " (model " + kind.model +
                ")");
-  if (header.seen_version && header.version >= 0 && header.version != kNoiseNetVersion)
+  if (header.seen_version && header.version >= 0 && header.version != kind.version)
     throw fail("was made for version " + std::to_string(header.version) + "; this Edgewise reads version " +
-               std::to_string(kNoiseNetVersion));
+               std::to_string(kind.version));
   if (!header.problem.empty()) throw NoiseNetError(name + ": " + header.problem);
   if (!header.seen_model) throw missing("model");
   if (!header.seen_version) throw missing("version");
@@ -276,7 +288,7 @@ NoiseNet parse_noise_net(const std::vector<uint8_t>& bytes, const std::string& n
   net.output_names = std::move(header.output_names);
   net.layers = std::move(header.layers);
   net.info = std::move(header.info);
-  const std::string problem = architecture_problem(net, false);
+  const std::string problem = kind.problem(net, false);
   if (!problem.empty()) throw fail("describes a network this Edgewise cannot run: " + problem);
   int64_t needed = 0;
   for (const NoiseNetLayer& layer : net.layers) needed += layer_floats(layer);
@@ -286,6 +298,7 @@ NoiseNet parse_noise_net(const std::vector<uint8_t>& bytes, const std::string& n
   const uint8_t* payload = &bytes[kPrefixBytes + header_bytes];
   for (size_t l = 0; l < net.layers.size(); ++l) {
     NoiseNetLayer& layer = net.layers[l];
+    if (layer.op != NetOp::conv) continue;
     layer.weights.resize(size_t(layer_floats(layer) - layer.out));
     layer.bias.resize(size_t(layer.out));
     for (std::vector<float>* values : {&layer.weights, &layer.bias})
@@ -297,13 +310,13 @@ NoiseNet parse_noise_net(const std::vector<uint8_t>& bytes, const std::string& n
                      ")");
       }
   }
-  pack(net);
+  kind.pack(net);
   const Sha256Digest whole = sha256(bytes.data(), size);
   net.sha256_hex = sha256_hex(whole);
   return net;
 }
 
-NoiseNet load_noise_net(const std::string& path) {
+NoiseNet load_network(const std::string& path, const NetKind& kind) {
   std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) throw NoiseNetError("cannot read the network file " + path + ": " + std::strerror(errno));
   std::vector<uint8_t> bytes;
@@ -312,7 +325,49 @@ NoiseNet load_noise_net(const std::string& path) {
   while ((got = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
   if (std::ferror(file.get()))
     throw NoiseNetError("cannot read the network file " + path + ": " + std::strerror(errno));
-  return parse_noise_net(bytes, path);
+  return parse_network(bytes, path, kind);
+}
+
+const NetKind kNoiseMapKind = {kNoiseNetModel, kNoiseNetVersion, "the noise map", noise_map_problem, pack_noise_map};
+
+NoiseNet parse_noise_net(const std::vector<uint8_t>& bytes, const std::string& name) {
+  return parse_network(bytes, name, kNoiseMapKind);
+}
+
+NoiseNet load_noise_net(const std::string& path) { return load_network(path, kNoiseMapKind); }
+
+std::string weights_problem(const NoiseNet& net) {
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const NoiseNetLayer& layer = net.layers[i];
+    const std::string name = "layer " + std::to_string(i + 1);
+    if (layer.op != NetOp::conv) {
+      if (!layer.weights.empty() || !layer.bias.empty()) return name + " is a " + op_name(layer.op) + " step with weights";
+      continue;
+    }
+    if (int64_t(layer.weights.size()) != layer_floats(layer) - layer.out || int(layer.bias.size()) != layer.out)
+      return name + " holds " + std::to_string(layer.weights.size()) + " weights and " +
+             std::to_string(layer.bias.size()) + " biases where its shape needs " +
+             std::to_string(layer_floats(layer) - layer.out) + " and " + std::to_string(layer.out);
+    for (size_t j = 0; j < layer.weights.size(); ++j)
+      if (!std::isfinite(layer.weights[j])) return name + "'s weight " + std::to_string(j) + " is not a finite number";
+    for (size_t j = 0; j < layer.bias.size(); ++j)
+      if (!std::isfinite(layer.bias[j])) return name + "'s bias " + std::to_string(j) + " is not a finite number";
+  }
+  return "";
+}
+
+void pack_conv(NoiseNetLayer& layer, int in_stride) {
+  const int k = layer.kernel, out_stride = round_up16(layer.out);
+  layer.packed_weights.assign(size_t(k) * k * in_stride * out_stride, 0.0f);
+  layer.packed_bias.assign(size_t(out_stride), 0.0f);
+  for (int o = 0; o < layer.out; ++o) {
+    layer.packed_bias[size_t(o)] = layer.bias[size_t(o)];
+    for (int i = 0; i < layer.in; ++i)
+      for (int ky = 0; ky < k; ++ky)
+        for (int kx = 0; kx < k; ++kx)
+          layer.packed_weights[((size_t(ky) * k + kx) * in_stride + i) * out_stride + o] =
+              layer.weights[((size_t(o) * layer.in + i) * k + ky) * k + kx];
+  }
 }
 
 // ---- Writing ----
@@ -351,6 +406,13 @@ std::vector<uint8_t> serialize_noise_net(const NoiseNet& net) {
   header += "\n";
   size_t floats = 0;
   for (const NoiseNetLayer& layer : net.layers) {
+    if (layer.op != NetOp::conv) {
+      header += std::string("layer ") + op_name(layer.op);
+      if (layer.op == NetOp::unshuffle || layer.op == NetOp::shuffle || layer.op == NetOp::map)
+        header += " " + std::to_string(layer.factor);
+      header += "\n";
+      continue;
+    }
     header += "layer conv " + std::to_string(layer.in) + " " + std::to_string(layer.out) + " " +
               std::to_string(layer.kernel) + " " + std::to_string(layer.stride) + (layer.relu ? " relu\n" : " none\n");
     floats += layer.weights.size() + layer.bias.size();
@@ -388,9 +450,9 @@ void save_noise_net(const NoiseNet& net, const std::string& path) {
 }
 
 void prepare_noise_net(NoiseNet& net) {
-  const std::string problem = architecture_problem(net, true);
+  const std::string problem = noise_map_problem(net, true);
   if (!problem.empty()) throw NoiseNetError("the noise network cannot run: " + problem);
-  pack(net);
+  pack_noise_map(net);
 }
 
 int64_t noise_net_macs(const NoiseNet& net, int size) {

@@ -48,7 +48,14 @@ class NoiseNetError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A layer's kind. The noise map is all convolutions; the learned
+// denoiser's program (denoise_net.h) has the other steps too, each written
+// "layer KIND [VALUE]": unshuffle F, shuffle F, map N, save, add, residual.
+enum class NetOp { conv, unshuffle, shuffle, map, save, add, residual };
+
 struct NoiseNetLayer {
+  NetOp op = NetOp::conv;
+  int factor = 0;  // unshuffle and shuffle: the factor; map: its channel count
   int in = 0, out = 0, kernel = 1, stride = 1;
   bool relu = false;
   std::vector<float> weights;  // [out][in][ky][kx]
@@ -60,6 +67,8 @@ struct NoiseNetLayer {
   std::vector<float> packed_weights, packed_bias;
 };
 
+// A network file's content: the noise map's, or the learned denoiser's
+// (denoise_net.h, model "denoiser"), whose loader shares this one's.
 struct NoiseNet {
   std::string model = kNoiseNetModel;
   int version = kNoiseNetVersion;
@@ -72,6 +81,27 @@ struct NoiseNet {
   std::vector<std::pair<std::string, std::string>> info;
   std::string sha256_hex;  // of the whole file (load_noise_net)
 };
+
+// What a loader accepts: the model's name and weights' version, and the
+// checks and packing of its architecture (noise_net.cpp, denoise_net.cpp).
+struct NetKind {
+  const char* model;
+  int version;
+  const char* what;  // for messages: "the noise map"
+  // What keeps the forward pass from running `net`, or ""; with
+  // `weights`, also the weights' sizes and values.
+  std::string (*problem)(const NoiseNet& net, bool weights);
+  void (*pack)(NoiseNet& net);
+};
+extern const NetKind kNoiseMapKind;
+// The file's bytes read, checked and prepared as a network of `kind`.
+NoiseNet parse_network(const std::vector<uint8_t>& bytes, const std::string& name, const NetKind& kind);
+NoiseNet load_network(const std::string& path, const NetKind& kind);
+// The weights' sizes and values (layers numbered from 1), or "".
+std::string weights_problem(const NoiseNet& net);
+// A convolution's packed copy (NoiseNetLayer's packed_weights and
+// packed_bias) for inputs `in_stride` floats apart.
+void pack_conv(NoiseNetLayer& layer, int in_stride);
 
 // Reads, checks and prepares a network file; throws NoiseNetError whose
 // message names `path`.

@@ -31,6 +31,7 @@
 #include <stdexcept>
 
 #include "cpu_isa.h"
+#include "nn_conv.h"
 #include "noise_net.h"
 
 // Contraction into FMA: GCC's ISO mode (-std=c++17) turns it off, so the
@@ -48,21 +49,6 @@ namespace edgewise {
 namespace {
 
 int round_up16(int channels) { return (channels + 15) / 16 * 16; }
-
-// One layer over the whole output.
-struct ConvArgs {
-  const float* in;    // the input's padded origin (its border's corner)
-  size_t in_row;      // floats a padded input row
-  int in_stride;      // floats an input pixel
-  float* out;         // the output's first interior pixel
-  size_t out_row;     // floats an output row, border included
-  int out_stride;     // floats an output pixel (the layer's out')
-  int width, height;  // the output's interior
-  const float* weights;
-  const float* bias;
-  int kernel, step;  // step: the stride
-  bool relu;
-};
 
 template <class Vec>
 constexpr int kLanes = int(sizeof(Vec) / sizeof(float));
@@ -248,6 +234,10 @@ float* aligned(std::vector<float>& buffer) {
 }  // namespace
 
 NoiseNetIsa noise_net_machine_isa() { return of(cpu_isa()); }
+
+void nn_conv(NoiseNetIsa isa, const ConvArgs& a) { run_layer(resolve(isa), a); }
+
+NoiseNetIsa nn_resolve_isa(NoiseNetIsa isa) { return resolve(isa); }
 
 const char* noise_net_isa_name(NoiseNetIsa isa) {
   switch (resolve(isa)) {

@@ -15,15 +15,13 @@ import hashlib
 import json
 import pathlib
 import shutil
-import struct
 import sys
 
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import ewnn  # noqa: E402
 import noise_net  # noqa: E402
-
-FORMAT_VERSION = 1
 
 
 def serialise(state, info):
@@ -38,9 +36,7 @@ def serialise(state, info):
         lines.append(f"layer conv {i} {o} {k} {s} {'relu' if relu else 'none'}")
     lines.append(f"floats {payload.numel()}")
     lines += [f"{key} {value}" for key, value in info.items()]
-    header = ("\n".join(lines) + "\n").encode("ascii")
-    body = b"EWNN" + struct.pack("<II", FORMAT_VERSION, len(header)) + header + payload.numpy().astype("<f4").tobytes()
-    return body + hashlib.sha256(body).digest()
+    return ewnn.pack(lines, payload.numpy())
 
 
 def main():

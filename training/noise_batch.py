@@ -28,20 +28,22 @@ KINDS = [  # name, share
 ]
 
 
-def clean_windows(crops, n, gen):
-    """n windows of SYNTH x SYNTH code values from crops (M x 3 x S x S uint8 on the device):
+def clean_windows(crops, n, gen, synth=SYNTH):
+    """n windows of synth x synth code values from crops (M x 3 x S x S uint8 on the device):
     random position, flips, a quarter turn, a 2x box reduction for a third of them (denser
     texture), and a random tone change (gamma 0.6-1.6, gain 0.5-1.05: dark photos too)."""
     device = crops.device
     m, _, size, _ = crops.shape
+    if 2 * synth > size:
+        raise ValueError(f"windows of {synth} px need crops of at least {2 * synth} px (2x reductions)")
     idx = torch.randint(0, m, (n,), device=device, generator=gen)
     reduce = torch.rand(n, device=device, generator=gen) < 0.33
-    out = torch.empty((n, 3, SYNTH, SYNTH), device=device)
+    out = torch.empty((n, 3, synth, synth), device=device)
     for factor in (1, 2):
         sel = (reduce if factor == 2 else ~reduce).nonzero().flatten()
         if sel.numel() == 0:
             continue
-        span = SYNTH * factor
+        span = synth * factor
         x0 = torch.randint(0, size - span + 1, (sel.numel(),), device=device, generator=gen)
         y0 = torch.randint(0, size - span + 1, (sel.numel(),), device=device, generator=gen)
         ar = torch.arange(span, device=device)
@@ -70,10 +72,16 @@ def _shares(n, gen, device):
     return {name: (draws == k).nonzero().flatten() for k, (name, _) in enumerate(KINDS)}
 
 
-def make_batch(crops, n, gen):
-    """-> (noisy tiles N x 3 x TILE x TILE in 0..1, targets N x 18 x TILE/8 x TILE/8, kinds list)."""
+def noisy_windows(crops, n, gen, synth=SYNTH):
+    """-> (reference, noisy, groups, white_sigma, jpeg): n windows of synth x synth code values,
+    the reference as a filter should give it back (for camera pipelines the noiseless
+    development, for greys the grey), one kind of noise each (groups: kind -> indices), the
+    deviations of the white-noise windows (N x 3, 0 elsewhere) and which windows went through
+    JPEG afterwards (N booleans). The learned denoiser's batches (denoise_batch.py) are made
+    here too."""
     device = crops.device
-    clean = clean_windows(crops, n, gen)
+    clean = clean_windows(crops, n, gen, synth)
+    white_sigma = torch.zeros((n, 3), device=device)
     reference = clean.clone()
     noisy = clean.clone()
     groups = _shares(n, gen, device)
@@ -88,6 +96,7 @@ def make_batch(crops, n, gen):
             own = torch.rand(k, device=device, generator=gen) < 0.25  # a deviation per channel
             sigma[own] *= torch.exp(u(int(own.sum()) * 3, -0.5, 0.5)).view(-1, 3)
             noisy[sel] = ns.white(c, sigma, gen)
+            white_sigma[sel] = sigma
         elif name == "poisson":
             at128 = ns.log_uniform(k, 0.7, 40, device, gen)
             floor = (0.3 * at128) ** 2 * torch.exp(u(k, -1.5, 1.5))
@@ -133,6 +142,15 @@ def make_batch(crops, n, gen):
     if sel.numel():
         quality = [int(q) for q in torch.randint(60, 99, (sel.numel(),), device=device, generator=gen)]
         noisy[sel] = ns.jpeg(noisy[sel], quality)
+    jpeg = torch.zeros(n, dtype=torch.bool, device=device)
+    jpeg[sel] = True
+    return reference, noisy, groups, white_sigma, jpeg
+
+
+def make_batch(crops, n, gen):
+    """-> (noisy tiles N x 3 x TILE x TILE in 0..1, targets N x 18 x TILE/8 x TILE/8, kinds list)."""
+    reference, noisy, groups, _, _ = noisy_windows(crops, n, gen)
+    device = crops.device
     # The tile: inside the window, off JPEG's grid by a random phase.
     o = int(torch.randint(8, SYNTH - TILE - 8 + 1, (1,), generator=gen, device=device))
     p = int(torch.randint(8, SYNTH - TILE - 8 + 1, (1,), generator=gen, device=device))
