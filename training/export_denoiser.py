@@ -6,6 +6,9 @@ noise-map network it was trained with), and records its provenance in
 training/manifest/denoiser.json with the loss curve beside it.
 
   python3 training/export_denoiser.py --ckpt training/out-denoiser/denoiser.ckpt --to models/denoiser-v1.ewnn
+
+--untrained SEED writes the architecture with PyTorch's initial weights
+instead (no manifest): what the speed benchmarks run before training.
 """
 import argparse
 import datetime
@@ -43,7 +46,17 @@ def main():
     ap.add_argument("--ckpt", type=pathlib.Path, default=pathlib.Path("training/out-denoiser/denoiser.ckpt"))
     ap.add_argument("--to", type=pathlib.Path, default=pathlib.Path("models/denoiser-v1.ewnn"))
     ap.add_argument("--manifest", type=pathlib.Path, default=pathlib.Path("training/manifest"))
+    ap.add_argument("--untrained", type=int, metavar="SEED", help="random initial weights, for benchmarks")
+    ap.add_argument("--noise-net", type=pathlib.Path, default=pathlib.Path("models/noise_net-v1.ewnn"))
     args = ap.parse_args()
+    if args.untrained is not None:
+        torch.manual_seed(args.untrained)
+        model = denoise_net.DenoiseNet()
+        torch.nn.init.normal_(model.convs[-1].weight, std=0.01)
+        data = serialise(model, {"trained": "no_(benchmark_weights)"}, ewnn.read(args.noise_net)[2])
+        args.to.write_bytes(data)
+        print(f"{args.to}: {len(data)} bytes, untrained (seed {args.untrained})")
+        return
     ckpt = torch.load(args.ckpt, map_location="cpu", weights_only=False)
     model = denoise_net.DenoiseNet()
     model.load_state_dict(ckpt["model"])

@@ -8,6 +8,7 @@
 # its group kernel (issue 27, in one call), bm3d-peer: DawyD/bm3d-gpu against nlbayes and nlm on one
 # noisy photo (issue 27; needs bench/peers/.inputs carried and the target bench_nlbayes_peer),
 # fourier-tests: test_cuda_fourier alone, fourier-sanitizer: memcheck and racecheck on its short set,
+# denoise: the learned denoiser's GPU tests, sanitizers, benchmark and PyTorch peer (issue 36),
 # half-sass: the moonshot's MUFU instructions, fourier-profile: ncu on the Fourier kernels at sigma-s 2
 # and 16, half-weights: issue 17's moonshot, sass: see below).
 # EDGEWISE_GPU_TARGETS builds only those targets (default: everything).
@@ -148,6 +149,29 @@ if has_step fourier-sanitizer; then
     step "compute-sanitizer $tool: CudaFourierShort"
     sanitize "$tool" tests/gpu/test_cuda_fourier 'CudaFourierShort.*' "$LOGS/sanitizer-fourier-$tool.log"
   done
+fi
+
+# The learned denoiser (issue 36): its tests, memcheck and racecheck on
+# them, its kernel time on 24 MP, and PyTorch on the same weights (untrained
+# ones: the time does not depend on them) as the peer.
+if has_step denoise; then
+  step "test_cuda_denoise_net"
+  "$gpu_build"/tests/gpu/test_cuda_denoise_net > "$LOGS/test-denoise.log" 2>&1 || status=1
+  grep -E "^\[  (PASSED|FAILED|  SKIPPED|       OK) |INFO|Expected|Which is|seed" "$LOGS/test-denoise.log" | head -40
+  verdict test_cuda_denoise_net "$LOGS/test-denoise.log" "$gpu_build"/tests/gpu/test_cuda_denoise_net
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool: CudaDenoiseNet"
+    sanitize "$tool" tests/gpu/test_cuda_denoise_net 'CudaDenoiseNet.RunsAgainToTheBit' "$LOGS/sanitizer-denoise-$tool.log"
+  done
+  step "benchmark: learned denoiser, 24 MP, against PyTorch"
+  weights=${EDGEWISE_DENOISER:-}
+  if [[ -z $weights ]]; then
+    weights=$gpu_build/untrained-denoiser.ewnn
+    python3 training/export_denoiser.py --untrained 1 --to "$weights" || status=1
+  fi
+  "$gpu_build"/bench/bench_denoise_net_cuda "$weights" 2>&1 | tee "$LOGS/bench-denoise.txt" || status=1
+  python3 bench/peers/torch_denoiser.py "$weights" ${EDGEWISE_TORCH_COMPILE:+--compile} 2>&1 |
+    tee "$LOGS/bench-denoise-torch.txt" || status=1
 fi
 
 if has_step sanitizer; then
