@@ -477,8 +477,12 @@ std::vector<size_t> all_steps(const Subject& s) {
 
 // ---- every filter denoises, at its defaults and at one fixed setting ----
 
+// Every floor named is checked somewhere: a subject or a photo that went
+// missing (a filter taken out of subjects(), a photo turned grey) fails
+// rather than leaving its floors unread.
 void expect_gains(bool at_defaults) {
-  for (const NoiseKind& k : noise_kinds())
+  for (const NoiseKind& k : noise_kinds()) {
+    std::map<std::string, int> compared;
     for (const char* name : kPhotos) {
       const Photo& p = photo(name);
       if (k.colour_only && !p.colour()) continue;
@@ -491,8 +495,14 @@ void expect_gains(bool at_defaults) {
                     gain, k.floor(s->label, at_defaults));
         EXPECT_GE(gain, k.floor(s->label, at_defaults))
             << c.what() << ", " << s->label << (at_defaults ? " at its defaults" : " fixed");
+        ++compared[s->label];
       }
     }
+    for (const auto& floors : {k.floors, k.defaults_floors})
+      for (const auto& [label, floor] : floors)
+        EXPECT_GT(compared[label], 0) << k.name << ": no case held " << label << " to its floor of " << floor;
+    EXPECT_EQ(compared.size(), subjects().size()) << k.name << ": every subject on the colour photo";
+  }
 }
 
 // README, "Automatic parameters" (every filter's defaults follow the noise)
