@@ -500,7 +500,7 @@ void expect_gains(bool at_defaults) {
     }
     for (const auto& floors : {k.floors, k.defaults_floors})
       for (const auto& [label, floor] : floors)
-        EXPECT_GT(compared[label], 0) << k.name << ": no case held " << label << " to its floor of " << floor;
+        EXPECT_EQ(compared.count(label), 1u) << k.name << ": no case held " << label << " to its floor of " << floor;
     EXPECT_EQ(compared.size(), subjects().size()) << k.name << ": every subject on the colour photo";
   }
 }
