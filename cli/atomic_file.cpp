@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,20 @@ TempSlot g_temp_slots[kTempSlots];
 std::atomic<int> g_creating{0};
 std::atomic<bool> g_dying{false};
 
+}  // namespace
+
+void stop_for_test_at(const char* moment) {
+  static const char* const wanted = std::getenv("EDGEWISE_STOP_AT");
+  if (!wanted || std::strcmp(wanted, moment) != 0) return;
+  // The test signals this thread (tgkill), so that the handler runs here,
+  // at this moment: a signal to the process may be taken by another thread
+  // while this one goes on writing (seen: a rename, or the exit, first).
+  std::fprintf(stderr, "edgewise: stopped for a test at %s, thread %ld\n", moment, long(syscall(SYS_gettid)));
+  raise(SIGSTOP);
+}
+
+namespace {
+
 long elapsed_ns(const timespec& start) {
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -56,6 +71,16 @@ extern "C" void remove_temp_files_and_die(int signal_number) {
     if (slot.may_exist.load()) unlink(slot.path);
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
+}
+
+// A write that failed after the signal handler began: its temporary file
+// may have gone under it (the handler runs on whichever thread the signal
+// reached), and the process is ending by that signal; an error message and
+// exit status 1 would race it (seen with SIGHUP at the moment before the
+// rename, tests/cli's CliFiles.Sig* tests).
+void wait_if_dying() {
+  if (g_dying.load())
+    for (;;) pause();
 }
 
 // A temporary name beside a file: DIRECTORY/.NAME.edgewise-XXXXXX, removed
@@ -165,14 +190,17 @@ bool write_unnamed(const std::string& path, const std::string& directory,
   const int chmod_error = fchmod(fd, mode_for(path)) == 0 ? 0 : errno;
   try {
     if (chmod_error) fail_write(path, chmod_error);
+    stop_for_test_at("opened");
     write(self);  // the writers open the file again by this name
     if (fsync(fd) != 0) fail_write(path, errno);
+    stop_for_test_at("written");
     // A new file gets its name in one step: link fails rather than
     // replace, so nothing else ever has a name, even under SIGKILL.
     struct stat existing {};
     if (lstat(path.c_str(), &existing) != 0 && errno == ENOENT) {
       if (linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) {
         close(fd);
+        stop_for_test_at("named");
         return true;
       }
       if (errno != EEXIST) throw std::runtime_error(why_not_writable(directory, errno));
@@ -194,8 +222,10 @@ bool write_unnamed(const std::string& path, const std::string& directory,
       const int error = errno;
       throw std::runtime_error(why_not_writable(directory, error));
     }
+    stop_for_test_at("linked");
     if (std::rename(temp.path().c_str(), path.c_str()) != 0) {
       const int rename_error = errno;
+      wait_if_dying();
       unlink(temp.path().c_str());
       fail_write(path, rename_error);
     }
@@ -204,6 +234,7 @@ bool write_unnamed(const std::string& path, const std::string& directory,
     throw;
   }
   close(fd);
+  stop_for_test_at("named");
   return true;
 }
 
@@ -219,13 +250,17 @@ void write_named(const std::string& path, const std::string& directory,
   close(fd);
   try {
     if (chmod_error) fail_write(path, chmod_error);
+    stop_for_test_at("opened");
     write(temp.path());
     if (!sync_path(temp.path())) fail_write(path, errno);
+    stop_for_test_at("written");
     if (std::rename(temp.path().c_str(), path.c_str()) != 0) fail_write(path, errno);
   } catch (...) {
+    wait_if_dying();
     unlink(temp.path().c_str());
     throw;
   }
+  stop_for_test_at("named");
 }
 
 }  // namespace

@@ -33,6 +33,17 @@ void check_name_fits(const std::string& path);
 // progress, then end the process as the signal would have.
 void install_cleanup_on_signals();
 
+// EDGEWISE_STOP_AT=MOMENT, a test hook (as EDGEWISE_NAMED_TEMP=1): the
+// process stops itself (SIGSTOP) when a write reaches MOMENT, after writing
+// "edgewise: stopped for a test at MOMENT, thread TID" to stderr, so that
+// tests/cli sends its signal to that thread at that moment for certain
+// instead of after a measured delay. The moments: "opened" (the unnamed file or the named
+// temporary exists, nothing written), "mid-write" (a PNG with data still to
+// come: the writer calls this), "written" (the data synced, no name given
+// yet), "linked" (a replaced file's hidden name linked, not yet renamed),
+// "named" (the result has its name). Anything else, or unset: no stop.
+void stop_for_test_at(const char* moment);
+
 // The directory part of path ("." when there is none), and the name part.
 std::string directory_of(const std::string& path);
 std::string file_name_of(const std::string& path);

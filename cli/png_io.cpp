@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "atomic_file.h"
 #include "image_file.h"
 
 namespace edgewise_cli {
@@ -431,8 +432,10 @@ void write_png(const std::string& path, const DecodedImage& image, const WriteOp
   png.chunk("IHDR", header_chunk(image));
   write_metadata_chunks(png, metadata);
   constexpr size_t kIdatBytes = size_t(1) << 20;  // any size is valid; 1 MiB keeps the chunk count small
-  for (size_t offset = 0; offset < stream.size(); offset += kIdatBytes)
+  for (size_t offset = 0; offset < stream.size(); offset += kIdatBytes) {
     png.chunk("IDAT", stream.data() + offset, std::min(kIdatBytes, stream.size() - offset));
+    if (offset == 0 && stream.size() > kIdatBytes) stop_for_test_at("mid-write");
+  }
   png.chunk("IEND", nullptr, 0);
   png.finish();
 }

@@ -8,6 +8,7 @@ packages=(build-essential cmake ninja-build pkg-config
           libexiv2-dev libdeflate-dev             # the CLI's metadata (as GIMP) and PNG compression
           libspng-dev imagemagick gmic            # the codec benchmark's peers
           libgtest-dev libbabl-dev                # tests (Lab is checked against babl)
+          python3                                 # tests: docs/quality.md's figures against the CSVs
           libopencv-dev                           # the CPU benchmark's peer
           libgimp2.0-dev libgegl-dev              # the GIMP 2.10 plug-in
           libgtk-3-dev                            # the dialog (edgewise --gui, interactive plug-in)

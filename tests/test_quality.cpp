@@ -76,7 +76,11 @@ struct NoiseKind {
   std::function<void(std::vector<uint8_t>&, const Photo&)> add;
   double default_floor = 1.0;
   std::map<std::string, double> floors;
-  double floor(const std::string& subject) const {
+  double floor(const std::string& subject, bool at_defaults = true) const {
+    if (at_defaults) {
+      const auto found = defaults_floors.find(subject);
+      if (found != defaults_floors.end()) return found->second;
+    }
     const auto found = floors.find(subject);
     return found == floors.end() ? default_floor : found->second;
   }
@@ -84,6 +88,10 @@ struct NoiseKind {
   // reference: the demosaicer's own artefacts are not noise) and with it.
   // Empty for the other kinds, whose reference is the photo itself.
   std::function<edgewise_quality::Development(const Photo&)> develop;
+  // The floor at the defaults where it is higher than the fixed setting's
+  // (the recommended methods': their documented gains at auto and at the
+  // fixed setting differ by up to 1.5 dB, and each is held to its own).
+  std::map<std::string, double> defaults_floors = {};
 };
 
 // The camera pipeline (bench/quality/camera_pipeline.h) at a sensor-noise
@@ -124,6 +132,26 @@ std::function<void(std::vector<uint8_t>&, const Photo&)> correlated(const std::s
 // retuned rule lose up to about a decibel here; WithinHalfADecibelOfTheGridBest
 // is the closer bound. Colour blotches have no documented figure at the
 // defaults: there a filter is only held to make the image no worse (0 dB).
+//
+// The README's two recommendations, nlbayes (its defaults: sigma-n and
+// scales auto) and the pyramid in lab mode (issue 38), on the astronaut
+// only (auto_quality ran neither on the grey photo; lab mode is colour's):
+// the same rule, the figure less 1 dB rounded down to 0.5 dB, from
+// docs/auto_quality.csv (white, Poisson-Gaussian) and
+// docs/auto_quality_camera.csv (camera 3, variant 0), rows "kind auto" for
+// the defaults and "grid" at m = the fixed multiple, spatial 0, for the
+// fixed setting. Where the two figures give different floors the fixed
+// one is in `floors` and the defaults' in `defaults_floors`. Gains, auto /
+// fixed (dB; the noisy PSNR this test prints: 28.57, 22.70, 19.32, 22.87,
+// 18.66, 20.14):
+//   nlbayes      white 10 7.23 / 7.31, 20 8.54 / 8.63, 30 9.14 / 9.21,
+//                Poisson-Gaussian 20 9.23 / 8.28, camera 3 4.82 / 4.64,
+//                camera 3 JPEG 3.59 / 3.33
+//   pyramid lab  white 10 4.06 / 2.53, 20 4.64 / 3.61, 30 5.02 / 4.24,
+//                Poisson-Gaussian 20 5.07 / 3.95, camera 3 3.99 / 3.91,
+//                camera 3 JPEG 2.77 / 2.84
+// These runs predate the learned noise reading (docs/quality.md says which
+// figures were not measured again); the test's own print shows today's.
 const std::vector<NoiseKind>& noise_kinds() {
   static const std::vector<NoiseKind> kinds = {
       // documented gains (astronaut / camera): rgb and adaptive 4.86 / 4.41, per-channel 3.25,
@@ -138,8 +166,11 @@ const std::vector<NoiseKind>& noise_kinds() {
         {"bilateral lab", 2.0},
         {"nlm rgb", 3.5},
         {"pyramid rgb", 3.5},
-        {"fourier per-channel", 0.5}},
-       {}},
+        {"fourier per-channel", 0.5},
+        {"pyramid lab", 1.5},
+        {"nlbayes", 6.0}},
+       {},
+       {{"pyramid lab", 3.0}}},
       // rgb and adaptive 6.12 / 6.43, per-channel 4.88, lab 4.18, nlm 6.70 / 7.88, pyramid 6.36 / 6.74,
       // fourier 2.46
       {"white 20",
@@ -148,8 +179,14 @@ const std::vector<NoiseKind>& noise_kinds() {
        "20",
        white(20, 20),
        5.0,
-       {{"bilateral per-channel", 3.5}, {"bilateral lab", 3.0}, {"nlm rgb", 5.5}, {"fourier per-channel", 1.0}},
-       {}},
+       {{"bilateral per-channel", 3.5},
+        {"bilateral lab", 3.0},
+        {"nlm rgb", 5.5},
+        {"fourier per-channel", 1.0},
+        {"pyramid lab", 2.5},
+        {"nlbayes", 7.5}},
+       {},
+       {{"pyramid lab", 3.5}}},
       // rgb and adaptive 6.82 / 7.43, per-channel 5.86, lab 4.80, nlm 7.48 / 9.09, pyramid 7.06 / 7.84,
       // fourier 2.92
       {"white 30",
@@ -162,8 +199,11 @@ const std::vector<NoiseKind>& noise_kinds() {
         {"bilateral lab", 3.5},
         {"nlm rgb", 6.0},
         {"pyramid rgb", 6.0},
-        {"fourier per-channel", 1.5}},
-       {}},
+        {"fourier per-channel", 1.5},
+        {"pyramid lab", 3.0},
+        {"nlbayes", 8.0}},
+       {},
+       {{"pyramid lab", 4.0}}},
       // rgb and adaptive 6.29 / 6.55, per-channel 4.92, lab 4.41, nlm 7.18 / 8.26, pyramid 6.49 / 6.80,
       // fourier 2.38 (noisy: 22.87 dB astronaut, 22.26 camera)
       {"Poisson-Gaussian 20",
@@ -172,8 +212,14 @@ const std::vector<NoiseKind>& noise_kinds() {
        "21",
        poisson_gaussian(20, 21),
        5.0,
-       {{"bilateral per-channel", 3.5}, {"bilateral lab", 3.0}, {"nlm rgb", 6.0}, {"fourier per-channel", 1.0}},
-       {}},
+       {{"bilateral per-channel", 3.5},
+        {"bilateral lab", 3.0},
+        {"nlm rgb", 6.0},
+        {"fourier per-channel", 1.0},
+        {"pyramid lab", 2.5},
+        {"nlbayes", 7.0}},
+       {},
+       {{"pyramid lab", 4.0}, {"nlbayes", 8.0}}},
       {"YCbCr blotches sigma_Y 10",
        29.4,
        true,
@@ -194,8 +240,13 @@ const std::vector<NoiseKind>& noise_kinds() {
        "bench/quality's camera case 3, variant 0",
        {},
        2.5,
-       {{"bilateral per-channel", 2.0}, {"bilateral lab", 2.0}, {"nlm rgb", 3.0}, {"pyramid rgb", 3.0},
-        {"fourier per-channel", 1.0}},
+       {{"bilateral per-channel", 2.0},
+        {"bilateral lab", 2.0},
+        {"nlm rgb", 3.0},
+        {"pyramid rgb", 3.0},
+        {"fourier per-channel", 1.0},
+        {"pyramid lab", 2.5},
+        {"nlbayes", 3.5}},
        camera(3, false)},
       // rgb and adaptive 2.83, per-channel 2.56, lab 2.33, nlm 3.58, pyramid 3.21, fourier 1.71; fixed: rgb 2.74,
       // per-channel 2.63, lab 2.59, adaptive 2.76, nlm 3.61, pyramid 3.04, fourier 1.80 (noisy 20.14 dB).
@@ -205,9 +256,15 @@ const std::vector<NoiseKind>& noise_kinds() {
        "bench/quality's camera case 3 with JPEG, variant 0",
        {},
        1.5,
-       {{"bilateral per-channel", 1.5}, {"bilateral lab", 1.0}, {"nlm rgb", 2.5}, {"pyramid rgb", 2.0},
-        {"fourier per-channel", 0.5}},
-       camera(3, true)},
+       {{"bilateral per-channel", 1.5},
+        {"bilateral lab", 1.0},
+        {"nlm rgb", 2.5},
+        {"pyramid rgb", 2.0},
+        {"fourier per-channel", 0.5},
+        {"pyramid lab", 1.5},
+        {"nlbayes", 2.0}},
+       camera(3, true),
+       {{"nlbayes", 2.5}}},
   };
   return kinds;
 }
@@ -249,6 +306,9 @@ struct Subject {
   std::function<void(FilterSpec&, double m, double sigma)> at;
   double fixed = 1;
   bool grey_too = true;  // false: on grey the same filter as another subject
+  // Whether WithinHalfADecibelOfTheGridBest holds it to the claim (what
+  // docs/quality.md's table of shortfalls says it meets).
+  bool grid_claim = true;
 };
 
 std::vector<std::function<void(FilterSpec&)>> sigma_s_steps(std::vector<double> steps) {
@@ -296,6 +356,30 @@ const std::vector<Subject>& subjects() {
     std::vector<std::function<void(FilterSpec&)>> pyramid_steps = sigma_s_steps({1, 2});
     pyramid_steps.push_back([](FilterSpec& spec) { set(spec, "coarse-strength", 2); });
     s.push_back({"pyramid rgb", with_mode("pyramid", nullptr), {1, 1.5, 2, 2.5, 3, 4}, pyramid_steps, sigma_r, 2.5});
+    // The README's recommendation for colour photos. Out of the grid claim:
+    // docs/quality.md's shortfall table gives it 0.78 dB (coffee; its auto
+    // is above its one-sigma-r grid in 8 of 12 cases).
+    s.push_back({"pyramid lab",
+                 with_mode("pyramid", "lab"),
+                 {1, 1.5, 2, 2.5, 3, 4},
+                 pyramid_steps,
+                 sigma_r,
+                 2.5,
+                 false,
+                 false});
+    // auto_quality's nlbayes: its grid is white noise of m x the true sigma
+    // (sigma-n a number), at one and two scales. Out of the grid claim for
+    // time only (documented shortfall 0.20 dB, within it): 24 runs of
+    // nlbayes per case; its floors and NlBayesAutoScalesFollowTheNoise
+    // hold its defaults.
+    s.push_back({"nlbayes",
+                 with_mode("nlbayes", nullptr),
+                 {0.6, 0.8, 1, 1.25, 1.5, 2},
+                 {[](FilterSpec&) {}, [](FilterSpec& spec) { set(spec, "scales", 2); }},
+                 [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-n", m * sigma); },
+                 1.0,
+                 false,
+                 false});
     s.push_back({"fourier per-channel",
                  with_mode("fourier", nullptr),
                  {1, 1.5, 2, 2.5, 3, 4},
@@ -393,8 +477,12 @@ std::vector<size_t> all_steps(const Subject& s) {
 
 // ---- every filter denoises, at its defaults and at one fixed setting ----
 
+// Every floor named is checked somewhere: a subject or a photo that went
+// missing (a filter taken out of subjects(), a photo turned grey) fails
+// rather than leaving its floors unread.
 void expect_gains(bool at_defaults) {
-  for (const NoiseKind& k : noise_kinds())
+  for (const NoiseKind& k : noise_kinds()) {
+    std::map<std::string, int> compared;
     for (const char* name : kPhotos) {
       const Photo& p = photo(name);
       if (k.colour_only && !p.colour()) continue;
@@ -404,11 +492,17 @@ void expect_gains(bool at_defaults) {
         if (!at_defaults) s->at(spec, s->fixed, rule_sigma(spec, k.sigma));
         const double gain = c.psnr_of(spec) - c.noisy_psnr;
         std::printf("  %-22s %s: %+.2f dB (floor %.1f)\n", s->label.c_str(), at_defaults ? "at defaults" : "fixed",
-                    gain, k.floor(s->label));
-        EXPECT_GE(gain, k.floor(s->label))
+                    gain, k.floor(s->label, at_defaults));
+        EXPECT_GE(gain, k.floor(s->label, at_defaults))
             << c.what() << ", " << s->label << (at_defaults ? " at its defaults" : " fixed");
+        ++compared[s->label];
       }
     }
+    for (const auto& floors : {k.floors, k.defaults_floors})
+      for (const auto& [label, floor] : floors)
+        EXPECT_EQ(compared.count(label), 1u) << k.name << ": no case held " << label << " to its floor of " << floor;
+    EXPECT_EQ(compared.size(), subjects().size()) << k.name << ": every subject on the colour photo";
+  }
 }
 
 // README, "Automatic parameters" (every filter's defaults follow the noise)
@@ -435,6 +529,7 @@ TEST(QualityDefaults, WithinHalfADecibelOfTheGridBest) {
     for (const char* name : kPhotos) {
       const Case c(photo(name), kind(kind_name));
       for (const Subject* s : subjects_for(c.photo)) {
+        if (!s->grid_claim) continue;
         const Result automatic = run(s->defaults, c.photo, c.noisy);
         const double at_auto = psnr(c.clean, automatic.image);
         const bool fourier = s->label.rfind("fourier", 0) == 0;
@@ -444,6 +539,28 @@ TEST(QualityDefaults, WithinHalfADecibelOfTheGridBest) {
         EXPECT_LE(best - at_auto, kClaim + kMargin) << c.what() << ", " << s->label;
       }
     }
+}
+
+// README, "Which filter": the two recommended methods at their defaults on
+// a photo with no noise added keep it: their auto reads the photo's own
+// small noise and smooths little. The floors are this test's own
+// measurement (2026-12-06, CPU backend; no documented figure: PSNR of the
+// output against its input), less 2 dB: nlbayes 51.64 dB, pyramid lab
+// 49.70 dB (astronaut). A default that smoothed a clean photo as it smooths
+// sigma 10 noise (about 36 dB against the clean photo: docs/auto_quality.csv)
+// fails it.
+TEST(QualityDefaults, RecommendedMethodsKeepACleanPhoto) {
+  const std::map<std::string, double> floors = {{"nlbayes", 49.5}, {"pyramid lab", 47.5}};
+  int compared = 0;
+  const Photo& p = photo("astronaut.png");
+  for (const auto& [label, floor] : floors) {
+    const double kept = psnr(p.clean, run(subject(label).defaults, p, p.clean).image);
+    std::printf("  %-12s on the clean %s: %.2f dB to its input (floor %.1f)\n", label.c_str(), p.name.c_str(), kept,
+                floor);
+    EXPECT_GE(kept, floor) << p.name << ", " << label;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 2);
 }
 
 // The bilateral filter's best over a grid of the true noise sigma: sigma-s

@@ -7,17 +7,16 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <tiffio.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "atomic_file.h"
@@ -29,12 +28,11 @@ namespace {
 using edgewise_cli::read_image;
 using edgewise_cli::write_image;
 
-// A run of the binary itself (no shell), with its peak memory and time.
+// A run of the binary itself (no shell), with its peak memory.
 struct MeasuredRun {
   int status = -1;
   int signal = 0;        // the signal that ended it, 0 when it exited
   long max_rss_kib = 0;  // the child's own peak resident memory
-  double seconds = 0.0;
   std::string err;
 };
 
@@ -54,12 +52,11 @@ pid_t start_cli(const std::vector<std::string>& args, const std::string& err_pat
   return pid;
 }
 
-MeasuredRun finish_cli(pid_t pid, const std::string& err_path, std::chrono::steady_clock::time_point start) {
+MeasuredRun finish_cli(pid_t pid, const std::string& err_path) {
   MeasuredRun run;
   int raw = 0;
   rusage usage{};
   wait4(pid, &raw, 0, &usage);
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.max_rss_kib = usage.ru_maxrss;
   if (WIFEXITED(raw)) run.status = WEXITSTATUS(raw);
   if (WIFSIGNALED(raw)) run.signal = WTERMSIG(raw);
@@ -69,8 +66,7 @@ MeasuredRun finish_cli(pid_t pid, const std::string& err_path, std::chrono::stea
 
 MeasuredRun run_measured(const std::vector<std::string>& args, const ScratchDir& logs) {
   const std::string err_path = logs.file("stderr.txt");
-  const auto start = std::chrono::steady_clock::now();
-  return finish_cli(start_cli(args, err_path), err_path, start);
+  return finish_cli(start_cli(args, err_path), err_path);
 }
 
 void put_big_endian(std::string& out, uint32_t value) {
@@ -323,21 +319,38 @@ TEST(CliFiles, BatchWritesWhatItCanAndNamesFailures) {
       << stopped.err;
 }
 
-bool hidden_or_partial(const ScratchDir& dir) {
+// The names beside out.png, space-separated: empty when nothing was left.
+std::string left_behind(const ScratchDir& dir) {
+  std::string names;
   for (const auto& name : dir.entries())
-    if (name != "out.png") return true;
-  return false;
+    if (name != "out.png") names += (names.empty() ? "" : " ") + name;
+  return names;
 }
 
-// Signals at many moments of a run that spends most of its time writing:
-// afterwards the output is either absent or complete, and nothing else is
-// there. EDGEWISE_NAMED_TEMP=1 makes the CLI use a named temporary file, as
-// on file systems without O_TMPFILE, whose removal is the handler's work.
-void interrupt_at_many_moments(int signal_number, bool named_temp) {
+// A moment of a write where EDGEWISE_STOP_AT (cli/atomic_file.h) stops the
+// CLI, and what the output must be after a signal there: absent (or, when
+// the run replaces a file, the old file), or the new file complete.
+struct Moment {
+  const char* name;
+  bool replaces;        // out.png exists before the run
+  bool complete_after;  // the new file has its name at this moment
+};
+
+// Signals at every moment of a write: the CLI stops itself there
+// (SIGSTOP), the signal is sent, the CLI continues into it. Afterwards the
+// output is absent, the file it replaced, or complete, and nothing else is
+// there; every run must end by the signal. EDGEWISE_NAMED_TEMP=1 makes the
+// CLI use a named temporary file, as on file systems without O_TMPFILE,
+// whose removal is the handler's work. The unnamed way gives a replaced
+// file a hidden name between link and rename ("linked"), which SIGKILL
+// alone leaves behind (atomic_file.cpp): that one moment is not asked of
+// SIGKILL.
+void interrupt_at_every_moment(int signal_number, bool named_temp) {
   ScratchDir dir, out, logs;
   DecodedImage big = photo(3, 16);
   {
-    // 4x the photo's area by tiling, so the PNG write takes a while.
+    // 4x the photo's area by tiling: uncompressed, more than one 1 MiB
+    // IDAT chunk, so that the PNG writer has a "mid-write" moment.
     DecodedImage tiled = big;
     tiled.width *= 2;
     tiled.height *= 2;
@@ -348,58 +361,89 @@ void interrupt_at_many_moments(int signal_number, bool named_temp) {
                     big.bytes.data() + size_t(y % big.height) * big.row_bytes(), big.row_bytes());
     big = std::move(tiled);
   }
+  ASSERT_GT(big.bytes.size(), size_t(1) << 20);
   write_image(dir.file("in.tif"), FileFormat::tiff, big);
   if (named_temp) setenv("EDGEWISE_NAMED_TEMP", "1", 1);
-  const std::vector<std::string> args = {"--radius",         "1",  "--png-compression", "9",
+  const std::vector<std::string> args = {"--radius",         "1",  "--png-compression", "0",
                                          dir.file("in.tif"), "-o", out.file("out.png")};
-  // The fastest of three runs: timed once, a run that met load the later
-  // ones do not left them finishing before their signal (4 of 12
-  // interrupted in one CI-like run, where 6 are asked for).
-  MeasuredRun whole = run_measured(args, logs);
+  const MeasuredRun whole = run_measured(args, logs);
   ASSERT_EQ(whole.status, 0) << whole.err;
-  for (int again = 0; again < 2; ++again) {
-    const MeasuredRun run = run_measured(args, logs);
-    ASSERT_EQ(run.status, 0) << run.err;
-    whole.seconds = std::min(whole.seconds, run.seconds);
-  }
   const std::string complete = read_bytes(out.file("out.png"));
-  // Twelve runs, and more (at most 36) until six were interrupted: a run
-  // that finished before its signal says how fast runs go now, and the
-  // later signals follow it (the load on a CI machine changes during the
-  // test: in one CI run 3 and 4 of 12 were interrupted after slow timing
-  // runs).
+  const std::string old_file = "an older out.png";
+
+  std::vector<Moment> moments;
+  for (bool replaces : {false, true}) {
+    moments.push_back({"opened", replaces, false});
+    moments.push_back({"mid-write", replaces, false});
+    moments.push_back({"written", replaces, false});
+    if (replaces && !named_temp && signal_number != SIGKILL) moments.push_back({"linked", true, false});
+    moments.push_back({"named", replaces, true});
+  }
   int interrupted = 0;
-  for (int i = 0; i < 12 || (interrupted < 6 && i < 36); ++i) {
+  for (const Moment& moment : moments) {
+    SCOPED_TRACE(std::string("signal at \"") + moment.name + "\"" + (moment.replaces ? ", replacing a file" : ""));
     std::remove(out.file("out.png").c_str());
-    const auto start = std::chrono::steady_clock::now();
+    if (moment.replaces) write_bytes(out.file("out.png"), old_file);
+    setenv("EDGEWISE_STOP_AT", moment.name, 1);
     const pid_t pid = start_cli(args, logs.file("stderr.txt"));
-    // From a third of the run to its end, where the write is.
-    const double delay = whole.seconds * (0.33 + 0.06 * (i % 12));
-    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
-    kill(pid, signal_number);
-    const MeasuredRun run = finish_cli(pid, logs.file("stderr.txt"), start);
-    SCOPED_TRACE("signal after " + std::to_string(delay) + " s");
-    if (run.signal == signal_number)
-      ++interrupted;
-    else if (run.status == 0)
-      whole.seconds = std::min(whole.seconds, run.seconds);
-    EXPECT_FALSE(hidden_or_partial(out)) << "left behind: " << out.entries().back();
-    // Complete, whether the signal came after the rename or not at all.
-    if (exists(out.file("out.png"))) {
-      EXPECT_EQ(read_bytes(out.file("out.png")), complete) << "a partial output";
+    unsetenv("EDGEWISE_STOP_AT");
+    int raw = 0;
+    ASSERT_EQ(waitpid(pid, &raw, WUNTRACED), pid);
+    if (!WIFSTOPPED(raw)) {
+      ADD_FAILURE() << "the CLI never reached the moment (exit status " << (WIFEXITED(raw) ? WEXITSTATUS(raw) : -1)
+                    << "): " << read_bytes(logs.file("stderr.txt"));
+      continue;
+    }
+    // With a named temporary the moment shows in its size: empty when
+    // opened, part of the data mid-write, all of it when written.
+    const std::string step = moment.name;
+    if (named_temp && (step == "opened" || step == "mid-write" || step == "written")) {
+      size_t temp_size = 0;
+      int temps = 0;
+      for (const std::string& name : out.entries())
+        if (name != "out.png") {
+          ++temps;
+          temp_size = read_bytes(out.file(name)).size();
+        }
+      EXPECT_EQ(temps, 1) << "one temporary file while stopped";
+      const size_t expected_least = step == "opened" ? 0 : step == "mid-write" ? 1 : complete.size();
+      const size_t expected_most = step == "opened" ? 0 : step == "mid-write" ? complete.size() - 1 : complete.size();
+      EXPECT_GE(temp_size, expected_least) << "the temporary file's size while stopped";
+      EXPECT_LE(temp_size, expected_most) << "the temporary file's size while stopped";
+    }
+    // To the thread that stopped (the hook names it), so that the handler
+    // runs at this moment rather than on a thread that wakes later.
+    const std::string said = read_bytes(logs.file("stderr.txt"));
+    const std::string mark = std::string("stopped for a test at ") + moment.name + ", thread ";
+    const size_t at = said.find(mark);
+    ASSERT_NE(at, std::string::npos) << said;
+    const long thread = std::strtol(said.c_str() + at + mark.size(), nullptr, 10);
+    ASSERT_EQ(syscall(SYS_tgkill, pid, thread, signal_number), 0) << std::strerror(errno);
+    if (signal_number != SIGKILL) kill(pid, SIGCONT);  // the pending signal is delivered as it continues
+    const MeasuredRun run = finish_cli(pid, logs.file("stderr.txt"));
+    EXPECT_EQ(run.signal, signal_number) << "exit status " << run.status << ": " << run.err;
+    if (run.signal == signal_number) ++interrupted;
+    EXPECT_EQ(left_behind(out), "") << "left behind";
+    if (moment.complete_after) {
+      EXPECT_TRUE(read_bytes(out.file("out.png")) == complete) << "a partial output";
+    } else if (moment.replaces) {
+      EXPECT_TRUE(read_bytes(out.file("out.png")) == old_file) << "the replaced file changed";
+    } else {
+      EXPECT_FALSE(exists(out.file("out.png"))) << "an output before its data was complete";
     }
   }
   unsetenv("EDGEWISE_NAMED_TEMP");
-  EXPECT_GE(interrupted, 6) << "too few runs were interrupted to mean anything";
+  EXPECT_EQ(interrupted, int(moments.size())) << "runs the signal did not end";
+  EXPECT_GE(moments.size(), size_t(8));
 }
 
-TEST(CliFiles, SigintLeavesNothing) { interrupt_at_many_moments(SIGINT, false); }
-TEST(CliFiles, SigintLeavesNothingWithNamedTemporary) { interrupt_at_many_moments(SIGINT, true); }
+TEST(CliFiles, SigintLeavesNothing) { interrupt_at_every_moment(SIGINT, false); }
+TEST(CliFiles, SigintLeavesNothingWithNamedTemporary) { interrupt_at_every_moment(SIGINT, true); }
 TEST(CliFiles, SigtermAndSighupLeaveNothingWithNamedTemporary) {
-  interrupt_at_many_moments(SIGTERM, true);
-  interrupt_at_many_moments(SIGHUP, true);
+  interrupt_at_every_moment(SIGTERM, true);
+  interrupt_at_every_moment(SIGHUP, true);
 }
-TEST(CliFiles, SigkillLeavesNothing) { interrupt_at_many_moments(SIGKILL, false); }
+TEST(CliFiles, SigkillLeavesNothing) { interrupt_at_every_moment(SIGKILL, false); }
 
 }  // namespace
 }  // namespace edgewise_cli_test
