@@ -20,16 +20,18 @@ if [ ! -x "$binary" ]; then
   echo "install-plugin: $binary not found; build first (cmake -S . -B $build && cmake --build $build)" >&2
   exit 1
 fi
-engine=$build/libedgewise-engine.so.0
-if [ ! -f "$engine" ]; then
-  echo "install-plugin: $engine not found; build first" >&2
-  exit 1
-fi
+# The installed files, not the build's: these have their RUNPATH for an
+# installed engine ($ORIGIN), the build's point into the build folder.
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+cmake --install "$build" --prefix "$stage" >/dev/null
+binary=$(find "$stage" -path '*/plug-ins/edgewise/edgewise' -type f)
+engine=$(find "$stage" -name libedgewise-engine.so.0 -type f)
+module=$(find "$stage" -name edgewise-gegl.so -type f)
 $sudo install -D -m 755 "$binary" "$folder/edgewise"
 $sudo install -D -m 644 "$engine" "$folder/libedgewise-engine.so.0"
 echo "installed $folder/edgewise and its engine"
-module=$build/gegl/plug-ins/edgewise-gegl.so
-if [ -f "$module" ] && [ -n "$gegl_folder" ]; then
+if [ -n "$module" ] && [ -n "$gegl_folder" ]; then
   $sudo install -D -m 644 "$module" "$gegl_folder/edgewise-gegl.so"
   $sudo install -D -m 644 "$engine" "$gegl_folder/libedgewise-engine.so.0"  # GEGL loads *.so files only
   echo "installed $gegl_folder/edgewise-gegl.so and its engine"
