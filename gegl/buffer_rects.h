@@ -25,6 +25,23 @@ class BufferRectSource : public edgewise::RectSource {
   BufferView view_;
 };
 
+// The image as the node that feeds the operation renders it, read straight
+// from that node rather than from the buffer a process() call is given:
+// that buffer holds what GEGL computed for the region asked for, not
+// necessarily the rest of the input.
+class NodeRectSource : public edgewise::RectSource {
+ public:
+  NodeRectSource(GeglNode* node, const Babl* format, int origin_x, int origin_y, int level)
+      : node_(node), format_(format), origin_x_(origin_x), origin_y_(origin_y), level_(level) {}
+  void read(const edgewise::PixelRect& rect, float* dst, size_t row_floats) override;
+
+ private:
+  GeglNode* node_;
+  const Babl* format_;
+  int origin_x_, origin_y_;  // the image's (0, 0), at `level`
+  int level_;
+};
+
 class BufferRectSink : public edgewise::RectSink {
  public:
   explicit BufferRectSink(const BufferView& view) : view_(view) {}

@@ -5,6 +5,7 @@
 #include <exception>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,21 @@ using edgewise::ParamInfo;
 using edgewise::PixelRect;
 
 // The input's noise, measured on the whole input at one mipmap level for
-// automatic parameters, and kept until GEGL says the input changed
-// (get_invalidated_by_change).
+// automatic parameters, and kept per input: the node that feeds the
+// operation, its extent, the level and the working format. Its content
+// changing reaches the operation as get_invalidated_by_change (GEGL turns a
+// buffer's "changed" signal and any change upstream into an invalidation
+// down the graph), which drops the reading. Not the buffer process() is
+// given: that is whatever the feeding node's cache or a temporary holds
+// for the region asked for, so its identity does not name the input, and
+// a hash of the pixels would read the whole input to find out whether to
+// read the whole input.
 struct KeptNoise {
   bool valid = false;
+  GeglNode* source = nullptr;
   GeglRectangle bounds{};
   int level = 0;
+  const Babl* format = nullptr;
   int channels = 0;
   NoiseEstimate estimate;
 };
@@ -148,19 +158,33 @@ edgewise::BackendList backends_for_run() {
   return list;
 }
 
-// The noise of the whole input at this level, measured once per input.
-NoiseEstimate input_noise(GeglOperation* operation, edgewise::RectSource& source, const GeglRectangle& bounds,
-                          int level, int channels) {
+// The noise of the whole input at this level, read once per input (see
+// KeptNoise) from the node that feeds the operation, in bands: whatever
+// part of the image a process() call filters (a tile, a selection), the
+// reading is the whole input's, so parts agree with the whole where they
+// overlap, and a tile requires only its own part grown by the reach.
+NoiseEstimate input_noise(GeglOperation* operation, const GeglRectangle& bounds, int level, const Babl* format,
+                          int channels) {
   OperationState* state = state_of(operation);
+  GeglNode* source = gegl_operation_get_source_node(operation, "input");
+  if (!state || !source) throw std::runtime_error("the input could not be read for its noise");
   std::lock_guard<std::mutex> lock(state->mutex);
   KeptNoise& kept = state->noise;
-  if (!kept.valid || !gegl_rectangle_equal(&kept.bounds, &bounds) || kept.level != level || kept.channels != channels) {
+  if (!kept.valid || kept.source != source || !gegl_rectangle_equal(&kept.bounds, &bounds) || kept.level != level ||
+      kept.format != format || kept.channels != channels) {
     kept.valid = false;
-    kept.estimate = edgewise::estimate_image_noise(source, shape_of(at_level(bounds, level), channels), gegl_threads());
+    const GeglRectangle image = at_level(bounds, level);
+    NodeRectSource whole(source, format, image.x, image.y, level);
+    kept.estimate = edgewise::estimate_image_noise(whole, shape_of(image, channels), gegl_threads());
+    kept.source = source;
     kept.bounds = bounds;
     kept.level = level;
+    kept.format = format;
     kept.channels = channels;
     kept.valid = true;
+    // tests/gegl counts these: one per input, however many tiles.
+    g_debug("%s: read the whole input (%dx%d, level %d) for its noise", operation_name(filter_of(operation)).c_str(),
+            image.width, image.height, level);
   }
   return kept.estimate;
 }
@@ -258,8 +282,9 @@ GeglRectangle get_bounding_box(GeglOperation* operation) {
 }
 
 // What filter_region reads for this output: the part grown by the reach,
-// on the filter's grid, within the input; the whole input when automatic
-// values need its noise.
+// on the filter's grid, within the input. Automatic values need the whole
+// input's noise too, but that is read once per input from the feeding node
+// (input_noise), not required by every tile.
 GeglRectangle get_required_for_output(GeglOperation* operation, const gchar*, const GeglRectangle* roi) {
   const GeglRectangle* bounds = gegl_operation_source_get_bounding_box(operation, "input");
   if (!bounds || gegl_rectangle_is_empty(bounds)) return {0, 0, 0, 0};
@@ -269,7 +294,6 @@ GeglRectangle get_required_for_output(GeglOperation* operation, const gchar*, co
   try {
     const Settings settings = settings_of(operation);
     if (!settings.error.empty()) return wanted;
-    if (edgewise::needs_noise(settings.spec)) return *bounds;
     const edgewise::RegionPlan plan =
         edgewise::plan_region(settings.spec, shape_of(*bounds, channels_of(operation)), relative(wanted, *bounds));
     return absolute(plan.read, *bounds);
@@ -352,7 +376,7 @@ gboolean process(GeglOperation* operation, GeglBuffer* input, GeglBuffer* output
     };
     NoiseEstimate noise;
     if (edgewise::needs_noise(job.spec)) {
-      noise = input_noise(operation, source, *bounds, level, channels);
+      noise = input_noise(operation, *bounds, level, format, channels);
       job.noise = &noise;
     }
     const edgewise::RegionOutcome outcome = edgewise::filter_region(job, source, sink);

@@ -6,7 +6,8 @@
 // auto as -1) and GIMP's keys; a render, whole or in tiles of any size, is
 // the engine's result on the whole input, at the input's extent; a render
 // is kept until a property or the input changes, and automatic values follow
-// the changed input; every input format GEGL may hand over, grey included;
+// the changed input; at auto a selection gets the whole input's pixels and
+// the whole input is read once per input; every input format GEGL may hand over, grey included;
 // odd regions (1x1, outside the input, empty, an input without bounds); and
 // failures (the GPU, host memory, a bad spec, an absent backend) leave the
 // process alive and the output defined, with a warning. The module itself
@@ -14,6 +15,7 @@
 #include <gegl-plugin.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -47,10 +49,13 @@ using edgewise::ParamInfo;
 // images have no flat blocks).
 struct Log {
   std::vector<std::string> debug, warnings, noise_notices;
-  int filtered() const {
-    int count = 0;
-    for (const std::string& line : debug) count += line.find(" filtered ") != std::string::npos;
-    return count;
+  int filtered() const { return count(" filtered "); }
+  // The operation's readings of its whole input for the noise (input_noise).
+  int whole_input_reads() const { return count(": read the whole input "); }
+  int count(const char* what) const {
+    int found = 0;
+    for (const std::string& line : debug) found += line.find(what) != std::string::npos;
+    return found;
   }
   void clear() { debug.clear(), warnings.clear(), noise_notices.clear(); }
 };
@@ -386,6 +391,54 @@ TEST(GeglOps, KeptUntilAPropertyOrTheInputChanges) {
   g_object_unref(input);
 }
 
+// A selection (GIMP's filter tools ask for its bounding box only) at auto:
+// the noise is the whole input's, so the selection's pixels are those of
+// the whole layer filtered; the whole input is read once per input however
+// many tiles are processed, and read again only when it changes. The input
+// is computed (gegl:multiply), so GEGL holds only what was asked for and
+// the reading must come from the feeding node, not the tile's buffer.
+TEST(GeglOps, ASelectionIsTheWholeInputsPixelsAndTheInputIsReadOnce) {
+  EW_SEEDED_RNG(rng);
+  const ImageShape shape{97, 83, 3};
+  FloatImage image = random_image(rng, shape);
+  const GeglRectangle box{0, 0, shape.width, shape.height}, selection{29, 17, 41, 33};
+  for (const FilterInfo* filter : all_filters()) {
+    const FilterSpec spec(*filter);
+    if (!edgewise::needs_noise(spec)) continue;
+    SCOPED_TRACE(filter->name);
+    GeglBuffer* input = buffer_of(image, working_format(3));
+    Graph whole(input, spec, "auto", true);
+    log().clear();
+    const FloatImage whole_output = whole.render(box, 3, 32);
+    EXPECT_GE(log().filtered(), 9) << "in tiles";
+    EXPECT_EQ(log().whole_input_reads(), 1);
+    EXPECT_LE(max_difference_all(whole_output, engine_result(spec, whole.input(3))), tolerance(spec));
+
+    Graph selected(input, spec, "auto", true);
+    log().clear();
+    const FloatImage part = selected.render(selection, 3, 16);
+    EXPECT_GE(log().filtered(), 6) << "in tiles";
+    EXPECT_EQ(log().whole_input_reads(), 1);
+    double worst = 0.0;
+    for (int y = 0; y < selection.height; ++y)
+      for (int x = 0; x < selection.width; ++x)
+        for (int c = 0; c < 3; ++c)
+          worst = std::max(worst,
+                           double(std::fabs(part.at(x, y, c) - whole_output.at(selection.x + x, selection.y + y, c))));
+    EXPECT_LE(worst, tolerance(spec)) << "the selection against the whole layer";
+
+    // The input changes: read again, once.
+    const GeglRectangle corner{0, 0, 20, 20};
+    std::vector<float> flat(size_t(20 * 20 * 3), 0.5f);
+    gegl_buffer_set(input, &corner, 0, working_format(3), flat.data(), GEGL_AUTO_ROWSTRIDE);
+    log().clear();
+    selected.render(selection, 3, 16);
+    EXPECT_EQ(log().whole_input_reads(), 1) << "after the input changed";
+    g_object_unref(input);
+  }
+  EXPECT_TRUE(log().warnings.empty()) << log().warnings.front();
+}
+
 // --- odd regions
 
 TEST(GeglOps, OddRegions) {
@@ -557,7 +610,9 @@ TEST(GeglOps, MipmapLevels) {
     gegl_node_blit(graph.op(), 0.5, &rect, working_format(4), got.pixels().data(), GEGL_AUTO_ROWSTRIDE,
                    GEGL_BLIT_DEFAULT);
     ASSERT_EQ(log().filtered(), 1) << filter->name;
-    EXPECT_NE(log().debug.front().find("(level 1)"), std::string::npos) << log().debug.front();
+    EXPECT_EQ(log().whole_input_reads(), 1) << filter->name;
+    for (const std::string& line : log().debug)  // the tile and the noise reading, both of the reduced image
+      EXPECT_NE(line.find("level 1)"), std::string::npos) << line;
     EXPECT_LE(max_difference_all(got, engine_result(edgewise::spec_at_scale(spec, 0.5), half)), tolerance(spec))
         << filter->name;
     EXPECT_TRUE(log().warnings.empty()) << filter->name << ": " << log().warnings.front();

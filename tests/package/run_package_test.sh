@@ -5,7 +5,12 @@
 #     (nor warning); its files are where GIMP and GEGL look; its Depends,
 #     computed by dpkg-shlibdeps, name no CUDA package, and no installed
 #     binary needs a CUDA library (readelf); the module exports GEGL's two
-#     entry points only; apt-get can resolve its dependencies (--simulate);
+#     entry points only; the CLI, the plug-in and the module share one
+#     engine, libedgewise-engine.so.0 in the package's private library
+#     folder, which exports the edgewise namespace only, found through their
+#     RUNPATH; it installs at most 40 MB (Installed-Size, and du of the
+#     extracted files; issue 37); apt-get can resolve its dependencies
+#     (--simulate);
 #   - extracted into a temporary root (dpkg -x): the installed CLI runs and
 #     filters as the build's does; the gegl command with the installed module
 #     gives the CLI's pixels; gimp-console-2.10 with a fresh GIMP2_DIRECTORY,
@@ -64,10 +69,16 @@ for needed in libc6 libgegl-0.4-0 libgimp2.0; do
   grep -q "$needed" depends.txt || fail "Depends lacks $needed (dpkg-shlibdeps did not run?)"
 done
 
+# The size a user installs: one engine and its CUDA kernels, not three.
+installed_kib=$(dpkg-deb --field "$deb" Installed-Size)
+echo "Installed-Size: $installed_kib KiB"
+[ "$installed_kib" -le 40000 ] || fail "the package installs $installed_kib KiB, more than 40 MB"
+
 gegl_module=${gegl_plugins#/}/edgewise-gegl.so
 gimp_plugin=usr/lib/gimp/2.0/plug-ins/edgewise/edgewise
+engine=usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/edgewise/libedgewise-engine.so.0
 dpkg-deb --contents "$deb" >contents.txt
-for path in usr/bin/edgewise "$gimp_plugin" "$gegl_module" usr/share/man/man1/edgewise.1.gz \
+for path in usr/bin/edgewise "$gimp_plugin" "$gegl_module" "$engine" usr/share/man/man1/edgewise.1.gz \
   usr/share/doc/edgewise/README.md usr/share/doc/edgewise/copyright usr/share/doc/edgewise/changelog.gz \
   usr/share/doc/edgewise/docs/architecture.md usr/share/edgewise/noise_net-v1.ewnn; do
   grep -q " \./$path$" contents.txt || fail "the package has no /$path"
@@ -75,11 +86,26 @@ done
 
 root=$work/root
 dpkg -x "$deb" "$root"
-for binary in usr/bin/edgewise "$gimp_plugin" "$gegl_module"; do
+extracted_kib=$(du -sk "$root" | cut -f1)
+echo "extracted: $extracted_kib KiB"
+[ "$extracted_kib" -le 40000 ] || fail "the extracted package holds $extracted_kib KiB, more than 40 MB"
+for binary in usr/bin/edgewise "$gimp_plugin" "$gegl_module" "$engine"; do
   needed=$(readelf -d "$root/$binary" | grep NEEDED)
   echo "$binary needs: $(echo "$needed" | sed 's/.*\[\(.*\)\]/\1/' | tr '\n' ' ')"
   echo "$needed" | grep -qi cuda && fail "$binary needs a CUDA library"
 done
+# The three programs load the package's engine, found through their
+# RUNPATH ($ORIGIN-relative), and no other.
+for binary in usr/bin/edgewise "$gimp_plugin" "$gegl_module"; do
+  found=$(env -u LD_LIBRARY_PATH ldd "$root/$binary" | sed -n 's/^\s*libedgewise-engine\.so\.0 => \(\S*\) .*/\1/p')
+  [ "$(realpath -m "$found")" = "$(realpath "$root/$engine")" ] ||
+    fail "$binary finds its engine at '$found', not at /$engine"
+done
+# The engine exports the edgewise namespace only (core/engine_exports.map):
+# nothing of the CUDA runtime or OpenMP to clash with a host program.
+foreign=$(nm -D --defined-only "$root/$engine" | awk '{print $3}' | c++filt |
+  grep -cvE '^((typeinfo|typeinfo name|vtable|VTT|guard variable) for |(non-)?virtual thunk to )?edgewise::')
+[ "$foreign" = 0 ] || fail "the engine exports $foreign symbols outside the edgewise namespace"
 exported=$(nm -D --defined-only "$root/$gegl_module" | awk '{print $3}' | sort | tr '\n' ' ')
 [ "$exported" = "gegl_module_query gegl_module_register " ] || fail "the module exports $exported"
 if apt-get install --simulate --no-install-recommends "$deb" >apt.log 2>&1; then
