@@ -406,7 +406,7 @@ bool DenoiseDialog::run(edgewise::DenoiseSettings& denoise) {
   gtk_widget_grab_focus(method_);
   if (options_.observer) options_.observer->shown(edgewise::format_denoise(denoise_, registry_));
   for (;;) {
-    const int response = gtk_dialog_run(GTK_DIALOG(dialog_));
+    const int response = run_dialog(GTK_DIALOG(dialog_));
     if (response == GTK_RESPONSE_HELP) {
       help_.show(GTK_WINDOW(dialog_), options_.title, denoise_help_text(registry_, advanced_));
       continue;

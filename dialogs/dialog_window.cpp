@@ -151,6 +151,43 @@ void render(GtkTextView* view, const std::string& controls) {
 
 }  // namespace
 
+int run_dialog(GtkDialog* dialog) {
+  struct Run {
+    GMainLoop* loop;
+    int response;
+  } run{g_main_loop_new(nullptr, FALSE), GTK_RESPONSE_NONE};
+  const auto quit = [](Run& r) {
+    if (g_main_loop_is_running(r.loop)) g_main_loop_quit(r.loop);
+  };
+  const gulong responded = g_signal_connect(dialog, "response", G_CALLBACK(+[](GtkDialog*, gint id, gpointer data) {
+                                              auto& r = *static_cast<Run*>(data);
+                                              r.response = id;
+                                              if (g_main_loop_is_running(r.loop)) g_main_loop_quit(r.loop);
+                                            }),
+                                            &run);
+  // Closed by the window manager: a response, as gtk_dialog_run makes it.
+  const gulong closed = g_signal_connect(dialog, "delete-event", G_CALLBACK(+[](GtkWidget*, GdkEvent*, gpointer data) {
+                                           auto& r = *static_cast<Run*>(data);
+                                           r.response = GTK_RESPONSE_DELETE_EVENT;
+                                           if (g_main_loop_is_running(r.loop)) g_main_loop_quit(r.loop);
+                                           return gboolean(TRUE);
+                                         }),
+                                         &run);
+  const gulong unmapped = g_signal_connect(dialog, "unmap", G_CALLBACK(+[](GtkWidget*, gpointer data) {
+                                             auto& r = *static_cast<Run*>(data);
+                                             if (g_main_loop_is_running(r.loop)) g_main_loop_quit(r.loop);
+                                           }),
+                                           &run);
+  gtk_window_present(GTK_WINDOW(dialog));
+  g_main_loop_run(run.loop);
+  quit(run);
+  g_signal_handler_disconnect(dialog, responded);
+  g_signal_handler_disconnect(dialog, closed);
+  g_signal_handler_disconnect(dialog, unmapped);
+  g_main_loop_unref(run.loop);
+  return run.response;
+}
+
 void press_ok_on_return(GtkWidget* dialog, GtkWidget* ok) {
   g_signal_connect(dialog, "key-press-event", G_CALLBACK(on_key_press), ok);
 }
