@@ -133,13 +133,15 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings,
   if (timing) options.observer = &times;
   // Per band, and within a slow band (BandTask::progress): on a 24 MP
   // photo the slowest method's bands take seconds each.
-  // GIMP is told of each thousandth at most (a band of nlbayes reports
-  // every row of reference patches).
-  double shown = -1;
-  options.progress = [&shown](double fraction) {
-    if (fraction - shown >= 0.001 || fraction >= 1.0) {
+  // GIMP is told of each hundredth, and of any step at most ten times a
+  // second (a band of nlbayes reports every row of reference patches).
+  double shown = -1, shown_at = 0;
+  options.progress = [&shown, &shown_at](double fraction) {
+    const double at = now();
+    if (fraction >= 1.0 || fraction - shown >= 0.01 || (fraction > shown && at - shown_at >= 0.1)) {
       progress_update(fraction);
       shown = fraction;
+      shown_at = at;
     }
     return true;  // GIMP cancels a plug-in by ending its process
   };
