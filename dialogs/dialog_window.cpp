@@ -133,7 +133,13 @@ void render(GtkTextView* view, const std::string& controls) {
   gtk_text_buffer_create_tag(buffer, "caption", "style", PANGO_STYLE_ITALIC, nullptr);
   GtkTextIter end;
   gtk_text_buffer_get_end_iter(buffer, &end);
+  GuideBlock::Kind previous = GuideBlock::Kind::paragraph;
   for (const GuideBlock& block : parse_guide(user_guide_markdown())) {
+    // A list ends with a blank line, as paragraphs do (the next paragraph
+    // was set right under its last item).
+    if (previous == GuideBlock::Kind::item && block.kind != GuideBlock::Kind::item)
+      gtk_text_buffer_insert(buffer, &end, "\n", -1);
+    previous = block.kind;
     switch (block.kind) {
       case GuideBlock::Kind::heading: {
         const std::string tag = "h" + std::to_string(std::min(block.level, 3));
