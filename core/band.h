@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "sample_convert.h"
@@ -35,6 +36,11 @@ struct BandTask {
   RowSpan input;                // image rows [y0 - reach, y0 + rows + reach), clipped to the image
   RowSpan output;               // image rows [y0, y0 + rows), the plan's channels
   std::vector<RowSpan> extras;  // one per plan.extra_outputs, rows as output, float samples
+  // How much of this band's work is done (0 to 1), for kernels whose band
+  // takes seconds (the CPU's nlbayes and nlm on a large photo): called on
+  // the thread that submitted the band, between parallel regions, never
+  // inside one. It may throw Cancelled. Empty when nobody listens.
+  std::function<void(double)> progress;
 };
 
 // Planar floats padded on every side with clamp-to-edge copies, so kernels

@@ -34,6 +34,7 @@ class CpuRunner : public BandRunner {
     context_.band_rows = band_rows;
     context_.threads = threads;
     context_.parallel = openmp_rows(threads);
+    context_.progress = &progress_;
     const int width = plan.shape.width, planes = plan.shape.channels;
     if (entry.make_stream) {
       stream_ = entry.make_stream(plan, context_);
@@ -61,7 +62,9 @@ class CpuRunner : public BandRunner {
     for (size_t e = 0; e < extras_.size(); ++e)
       extras.push_back(
           describe_output_band(task.y0, task.rows, width, plan_.extra_outputs[e].channels, extras_[e].data()));
+    progress_ = task.progress;
     kernel_->run(input, output, extras);
+    progress_ = nullptr;
     pack_rows(output, task.output, context_.parallel, &sample_rows());
     for (size_t e = 0; e < extras.size(); ++e) pack_rows(extras[e], task.extras[e], context_.parallel, &sample_rows());
   }
@@ -70,6 +73,7 @@ class CpuRunner : public BandRunner {
 
  private:
   const Plan& plan_;
+  std::function<void(double)> progress_;  // the running band's (context_.progress)
   KernelContext context_;
   BandMemory input_, output_;
   std::vector<BandMemory> extras_;

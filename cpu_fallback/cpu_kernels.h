@@ -4,12 +4,14 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "band.h"
 #include "band_io.h"
+#include "pixel_stream.h"
 #include "plan.h"
 
 namespace edgewise::cpu {
@@ -59,7 +61,27 @@ struct KernelContext {
   int band_rows = 0;  // the most output rows a band has
   int threads = 1;
   ParallelRows parallel;  // OpenMP over rows, `threads` wide
+  // The running band's BandTask::progress (the runner's, set per band);
+  // kernels call it through band_progress() below.
+  const std::function<void(double)>* progress = nullptr;
 };
+
+// Reports `done` (0 to 1) of the running band, where someone listens.
+// Outside parallel regions only: it may throw Cancelled.
+inline void band_progress(const KernelContext& context, double done) {
+  if (context.progress && *context.progress) (*context.progress)(done);
+}
+
+// The same from inside a parallel region, on its thread 0 (the thread that
+// submitted the band) only: a stop asked for here is not thrown (no
+// exception may leave the region); the next band_progress after the region
+// asks again and throws it.
+inline void band_progress_inside(const KernelContext& context, double done) {
+  try {
+    band_progress(context, done);
+  } catch (const Cancelled&) {
+  }
+}
 
 struct KernelEntry {
   const char* family;

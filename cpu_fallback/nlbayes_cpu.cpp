@@ -13,6 +13,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -35,6 +37,7 @@ class NlBayesKernel : public BandKernel {
  public:
   NlBayesKernel(const NlbPlan& plan, const KernelContext& context)
       : plan_(plan),
+        context_(context),
         threads_(std::max(1, context.threads)),
         row_function_(select_nlbayes_row_function()),
         scratch_(size_t(threads_)),
@@ -44,6 +47,9 @@ class NlBayesKernel : public BandKernel {
     const NlbParams& p = plan_.params;
     const int width = plan_.shape.width, height = plan_.shape.height, colours = p.channels;
     const int first = std::max(0, input.first_row), end = std::min(height, input.first_row + input.rows);
+    work_total_ = 0;
+    for (int scale = 0; scale < p.scales; ++scale) work_total_ += p.steps * scale_weight(scale);
+    work_done_ = 0;
     NlbRows level;
     level.resize(width, height, first, end - first, colours, p.has_alpha);
 #pragma omp parallel for schedule(static) num_threads(threads_)
@@ -87,6 +93,10 @@ class NlBayesKernel : public BandKernel {
   }
 
  private:
+  // A step's share of the band's work, for its progress: each scale has a
+  // quarter of the finer scale's pixels.
+  static double scale_weight(int scale) { return std::ldexp(1.0, -2 * scale); }
+
   // Scale `scale`'s result for rows [out0, out1), from its input rows
   // `noisy` (enough rows around them: nlbayes_reach).
   NlbRows denoise(int scale, const NlbRows& noisy, int out0, int out1) {
@@ -201,6 +211,14 @@ class NlBayesKernel : public BandKernel {
     total.assign(size_t(channels + 1) * size_t(rows) * size_t(width), 0.0f);
     const NlbSums sums{out0, rows, width, channels, total.data()};
 
+    // Progress by reference rows done (each a few hundred groups): thread 0
+    // reports within a wave, so a 24 MP band's waves of seconds show.
+    const double weight = scale_weight(job.scale);
+    const double grid_rows = double(std::max(1, g1 - g0));
+    std::atomic<int> rows_done{0};
+    const auto step_done = [&] {
+      return std::min(1.0, (work_done_ + weight * double(rows_done.load()) / grid_rows) / work_total_);
+    };
     const int slabs = threads_ * kSlabsPerThread;
     const int first_slab = g0 / kSlabGridRows, end_slab = (g1 + kSlabGridRows - 1) / kSlabGridRows;
     for (int wave = first_slab; wave < end_slab; wave += slabs) {
@@ -223,8 +241,11 @@ class NlBayesKernel : public BandKernel {
         const int slab_g1 = std::min(g1, (wave + k + 1) * kSlabGridRows);
         NlbScratch& scratch = scratch_[size_t(omp_get_thread_num())];
         if (slab[size_t(k)].rows > 0)
-          for (int g = slab_g0; g < slab_g1; ++g)
+          for (int g = slab_g0; g < slab_g1; ++g) {
             row_function_(job, nlb_grid_position(g, height, patch, step), scratch, slab[size_t(k)]);
+            ++rows_done;
+            if (omp_get_thread_num() == 0) band_progress_inside(context_, step_done());
+          }
       }
       // The wave's slabs into the step's sums, in slab order per row.
 #pragma omp parallel for schedule(static) num_threads(threads_)
@@ -238,7 +259,9 @@ class NlBayesKernel : public BandKernel {
             for (int x = 0; x < width; ++x) target[x] += source[x];
           }
         }
+      band_progress(context_, step_done());  // between waves: a stop asked for is thrown here
     }
+    work_done_ += weight;
 
     NlbRows out;
     out.resize(width, height, out0, rows, channels, false);
@@ -256,11 +279,13 @@ class NlBayesKernel : public BandKernel {
   }
 
   const NlbPlan& plan_;
+  const KernelContext& context_;  // the runner's, which outlives the kernel
   int threads_;
   NlbRowFunction row_function_;
   std::vector<NlbScratch> scratch_;
   std::vector<std::vector<float>> slab_sums_;
   std::vector<float> step_sums_;
+  double work_total_ = 1, work_done_ = 0;  // the band's steps, weighed by scale_weight
 };
 
 }  // namespace

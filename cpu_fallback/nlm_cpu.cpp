@@ -17,6 +17,10 @@ namespace edgewise::cpu {
 
 namespace {
 
+// Tiles per thread between progress reports: enough that the wave's last
+// tile waits little for the others.
+constexpr size_t kTilesPerThreadWave = 16;
+
 class NlmKernel : public BandKernel {
  public:
   NlmKernel(const NlmPlan& plan, const KernelContext& context)
@@ -47,8 +51,15 @@ class NlmKernel : public BandKernel {
             {row, std::min(kNlmTileRows, output.rows - row), col, std::min(kNlmTileCols, output.width - col)});
     const NlmTileFunction tile = tile_;
     const PaddedBand band = input;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (tiles.size() > 1)
-    for (size_t t = 0; t < tiles.size(); ++t) tile(p, band, output, tiles[t], scratch_[size_t(omp_get_thread_num())]);
+    // Waves of tiles, so a band of seconds (a 24 MP photo's) reports its
+    // progress between them; each tile is still one thread's.
+    const size_t wave = size_t(threads) * kTilesPerThreadWave;
+    for (size_t first = 0; first < tiles.size(); first += wave) {
+      const size_t last = std::min(tiles.size(), first + wave);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (last - first > 1)
+      for (size_t t = first; t < last; ++t) tile(p, band, output, tiles[t], scratch_[size_t(omp_get_thread_num())]);
+      band_progress(context_, double(last) / double(tiles.size()));
+    }
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int j = 0; j < output.rows; ++j) {
       if (p.lab) {

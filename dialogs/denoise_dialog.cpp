@@ -54,7 +54,23 @@ bool is_denoise_control(const ControlRow& row, const ControlBlock& block) {
   return false;
 }
 
-// The Advanced rows: the Denoise methods' groups, less their plain controls.
+// A method's own parameter named like a Denoise control (the pyramid's and
+// nlbayes's strength): Strength already says it, so Advanced leaves it out
+// and the method keeps its default (keep_repeated_at_default).
+bool repeats_denoise_control(const edgewise::ParamInfo* param) {
+  for (const edgewise::ParamInfo& control : edgewise::denoise_group().params)
+    if (param && std::string(param->cli_flag) == control.cli_flag) return true;
+  return false;
+}
+
+void keep_repeated_at_default(edgewise::FilterSpec& spec) {
+  for (const edgewise::ParamInfo& control : edgewise::denoise_group().params)
+    if (const edgewise::ParamInfo* own = spec.filter().find_param(control.cli_flag))
+      edgewise::set_param(spec, own->cli_flag, own->default_value);
+}
+
+// The Advanced rows: the Denoise methods' groups, less their plain controls
+// and the parameters that would repeat Strength, Luminance or Colour.
 DialogLayout advanced_layout(const edgewise::Registry& registry, const edgewise::BackendList& backends) {
   DialogLayout all = describe_dialog(registry, backends, nullptr);
   DialogLayout advanced;
@@ -68,12 +84,7 @@ DialogLayout advanced_layout(const edgewise::Registry& registry, const edgewise:
     block.filters = users;
     std::vector<ControlRow> rows;
     for (ControlRow& row : block.rows) {
-      if (is_denoise_control(row, block)) continue;
-      // A method's own parameter named like a Denoise control (the
-      // pyramid's and nlbayes's strength) says whose it is.
-      for (const edgewise::ParamInfo& control : edgewise::denoise_group().params)
-        if (row.param && std::string(row.param->cli_flag) == control.cli_flag)
-          row.label = "Method's own " + std::string(control.cli_flag);
+      if (is_denoise_control(row, block) || repeats_denoise_control(row.param)) continue;
       rows.push_back(std::move(row));
     }
     block.rows = std::move(rows);
@@ -332,7 +343,8 @@ void DenoiseDialog::show(const edgewise::DenoiseSettings& denoise) {
 void DenoiseDialog::changed() {
   if (!pane_ || !backend_line_) return;  // building
   edgewise::DenoiseSettings next = denoise_;
-  method_controls_.read(next.settings);  // the rows of the method shown until now
+  method_controls_.read(next.settings);          // the rows of the method shown until now
+  keep_repeated_at_default(next.settings.spec);  // last values from before the row was left out
   amount_controls_.read(amounts_);
   for (const edgewise::ParamInfo& info : edgewise::denoise_group().params)
     edgewise::set_denoise_value(next, info.cli_flag, amounts_.spec.get(info.cli_flag));
@@ -372,7 +384,9 @@ void DenoiseDialog::changed() {
   gtk_widget_set_visible(together_, !together.empty());
 
   auto noise = std::make_shared<const edgewise::NoiseEstimate>(job.noise);
-  method_controls_.set_noise(*noise);
+  method_controls_.set_noise(*noise,
+                             "That is the noise under the plot times Strength (and Luminance or Colour, "
+                             "for the methods that set them apart).");
   method_controls_.show_rows_of(method);
   method_controls_.refresh_dependent(next.settings);
   for (const auto& [frame, block] : frames_)
@@ -406,7 +420,7 @@ bool DenoiseDialog::run(edgewise::DenoiseSettings& denoise) {
   gtk_widget_grab_focus(method_);
   if (options_.observer) options_.observer->shown(edgewise::format_denoise(denoise_, registry_));
   for (;;) {
-    const int response = gtk_dialog_run(GTK_DIALOG(dialog_));
+    const int response = run_dialog(GTK_DIALOG(dialog_));
     if (response == GTK_RESPONSE_HELP) {
       help_.show(GTK_WINDOW(dialog_), options_.title, denoise_help_text(registry_, advanced_));
       continue;

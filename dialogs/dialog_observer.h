@@ -21,6 +21,8 @@ struct PreviewOnScreen {
   std::string backend;   // what filtered it
   double seconds = 0;    // engine time
   std::string settings;  // edgewise::format_arguments of what was filtered
+  double split = 0.5;    // the split view's line, a fraction of the pane's width
+  Rect pane;             // the whole preview area, in root-window coordinates
 };
 
 class DialogObserver {
@@ -31,6 +33,9 @@ class DialogObserver {
   // the pane an X round trip, so only observers that ask get it.
   virtual bool wants_previews() const { return false; }
   virtual void preview(const PreviewOnScreen& /*preview*/) {}
+  // The preview's status line, each time its text changes ("Computing…
+  // 1.2 s" while a preview runs, then what the result was).
+  virtual void status(const std::string& /*text*/) {}
   virtual void responded(bool /*ok*/, const std::string& /*settings*/) {}
 };
 

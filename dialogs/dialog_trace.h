@@ -23,6 +23,7 @@ class TraceFile : public DialogObserver {
   void shown(const std::string& settings) override;
   bool wants_previews() const override { return file_ != nullptr; }
   void preview(const PreviewOnScreen& preview) override;
+  void status(const std::string& text) override;
   void responded(bool ok, const std::string& settings) override;
 
  private:

@@ -61,10 +61,30 @@ void insert_spans(GtkTextBuffer* buffer, GtkTextIter* end, const std::vector<Gui
   }
 }
 
+// The Help window's size: the guide's widest picture (780 pixels) and its
+// table's columns fit beside the margins and the scroll bar.
+constexpr int kHelpWidth = 880, kHelpHeight = 760;
+// Characters a table's columns share, each by its longest cell (at least
+// kColumnChars): the guide's table filled 3 columns of 28 characters
+// before, squeezed into a third of the window.
+constexpr int kTableChars = 96, kColumnChars = 14;
+
 GtkWidget* table_widget(const std::vector<std::vector<std::string>>& rows) {
   GtkWidget* grid = gtk_grid_new();
-  gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
-  gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
+  gtk_grid_set_column_spacing(GTK_GRID(grid), 18);
+  gtk_grid_set_row_spacing(GTK_GRID(grid), 6);
+  std::vector<size_t> longest;
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (longest.size() <= c) longest.resize(c + 1, 0);
+      longest[c] = std::max(longest[c], size_t(g_utf8_strlen(row[c].c_str(), -1)));
+    }
+  size_t total = 0;
+  for (size_t chars : longest) total += chars;
+  std::vector<int> width(longest.size(), kColumnChars);
+  for (size_t c = 0; c < longest.size(); ++c)
+    width[c] =
+        std::max(kColumnChars, std::min(int(longest[c]), int(kTableChars * longest[c] / std::max<size_t>(total, 1))));
   for (size_t r = 0; r < rows.size(); ++r)
     for (size_t c = 0; c < rows[r].size(); ++c) {
       GtkWidget* cell = gtk_label_new(nullptr);
@@ -76,7 +96,8 @@ GtkWidget* table_widget(const std::vector<std::vector<std::string>>& rows) {
         gtk_label_set_text(GTK_LABEL(cell), rows[r][c].c_str());
       }
       gtk_label_set_line_wrap(GTK_LABEL(cell), TRUE);
-      gtk_label_set_max_width_chars(GTK_LABEL(cell), 28);
+      gtk_label_set_width_chars(GTK_LABEL(cell), width[c]);
+      gtk_label_set_max_width_chars(GTK_LABEL(cell), width[c]);
       gtk_label_set_xalign(GTK_LABEL(cell), 0);
       gtk_widget_set_valign(cell, GTK_ALIGN_START);
       gtk_grid_attach(GTK_GRID(grid), cell, int(c), int(r), 1, 1);
@@ -112,7 +133,13 @@ void render(GtkTextView* view, const std::string& controls) {
   gtk_text_buffer_create_tag(buffer, "caption", "style", PANGO_STYLE_ITALIC, nullptr);
   GtkTextIter end;
   gtk_text_buffer_get_end_iter(buffer, &end);
+  GuideBlock::Kind previous = GuideBlock::Kind::paragraph;
   for (const GuideBlock& block : parse_guide(user_guide_markdown())) {
+    // A list ends with a blank line, as paragraphs do (the next paragraph
+    // was set right under its last item).
+    if (previous == GuideBlock::Kind::item && block.kind != GuideBlock::Kind::item)
+      gtk_text_buffer_insert(buffer, &end, "\n", -1);
+    previous = block.kind;
     switch (block.kind) {
       case GuideBlock::Kind::heading: {
         const std::string tag = "h" + std::to_string(std::min(block.level, 3));
@@ -151,6 +178,43 @@ void render(GtkTextView* view, const std::string& controls) {
 
 }  // namespace
 
+int run_dialog(GtkDialog* dialog) {
+  struct Run {
+    GMainLoop* loop;
+    int response;
+  } run{g_main_loop_new(nullptr, FALSE), GTK_RESPONSE_NONE};
+  const auto quit = [](Run& r) {
+    if (g_main_loop_is_running(r.loop)) g_main_loop_quit(r.loop);
+  };
+  const gulong responded = g_signal_connect(dialog, "response", G_CALLBACK(+[](GtkDialog*, gint id, gpointer data) {
+                                              auto& r = *static_cast<Run*>(data);
+                                              r.response = id;
+                                              if (g_main_loop_is_running(r.loop)) g_main_loop_quit(r.loop);
+                                            }),
+                                            &run);
+  // Closed by the window manager: a response, as gtk_dialog_run makes it.
+  const gulong closed = g_signal_connect(dialog, "delete-event", G_CALLBACK(+[](GtkWidget*, GdkEvent*, gpointer data) {
+                                           auto& r = *static_cast<Run*>(data);
+                                           r.response = GTK_RESPONSE_DELETE_EVENT;
+                                           if (g_main_loop_is_running(r.loop)) g_main_loop_quit(r.loop);
+                                           return gboolean(TRUE);
+                                         }),
+                                         &run);
+  const gulong unmapped = g_signal_connect(dialog, "unmap", G_CALLBACK(+[](GtkWidget*, gpointer data) {
+                                             auto& r = *static_cast<Run*>(data);
+                                             if (g_main_loop_is_running(r.loop)) g_main_loop_quit(r.loop);
+                                           }),
+                                           &run);
+  gtk_window_present(GTK_WINDOW(dialog));
+  g_main_loop_run(run.loop);
+  quit(run);
+  g_signal_handler_disconnect(dialog, responded);
+  g_signal_handler_disconnect(dialog, closed);
+  g_signal_handler_disconnect(dialog, unmapped);
+  g_main_loop_unref(run.loop);
+  return run.response;
+}
+
 void press_ok_on_return(GtkWidget* dialog, GtkWidget* ok) {
   g_signal_connect(dialog, "key-press-event", G_CALLBACK(on_key_press), ok);
 }
@@ -165,7 +229,7 @@ void HelpWindow::show(GtkWindow* parent, const std::string& title, const std::st
     window_ = gtk_window_new(GTK_WINDOW_TOPLEVEL);
     gtk_window_set_title(GTK_WINDOW(window_), (title + " — Help").c_str());
     gtk_window_set_transient_for(GTK_WINDOW(window_), parent);
-    gtk_window_set_default_size(GTK_WINDOW(window_), 680, 640);
+    gtk_window_set_default_size(GTK_WINDOW(window_), kHelpWidth, kHelpHeight);
     gtk_window_set_type_hint(GTK_WINDOW(window_), GDK_WINDOW_TYPE_HINT_DIALOG);
     // A window group of its own: the modal dialog's grab covers only its
     // group, so the help can be scrolled, read and closed beside it.

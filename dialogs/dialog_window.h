@@ -18,6 +18,12 @@ void apply_theme(ThemeVariant theme);
 // An X11 window the dialog stays in front of (0: none).
 void stay_in_front_of(GtkWidget* dialog, unsigned long parent_window);
 
+// gtk_dialog_run without making the dialog modal, as GIMP's own
+// gimp_dialog_run: a modal dialog is kept above every window of its
+// application by some window managers (Openbox), its own Help included.
+// Returns the response (GTK_RESPONSE_DELETE_EVENT when closed).
+int run_dialog(GtkDialog* dialog);
+
 // Return presses `ok` from a focused combo box too (GTK would open its
 // list; GIMP's dialogs press their default button).
 void press_ok_on_return(GtkWidget* dialog, GtkWidget* ok);

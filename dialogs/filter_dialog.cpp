@@ -274,7 +274,7 @@ bool FilterDialog::run(edgewise::Settings& settings) {
   if (GtkWidget* first = controls_.first_number()) gtk_widget_grab_focus(first);
   if (options_.observer) options_.observer->shown(edgewise::format_arguments(settings_, registry_));
   for (;;) {
-    const int response = gtk_dialog_run(GTK_DIALOG(dialog_));
+    const int response = run_dialog(GTK_DIALOG(dialog_));
     if (response == GTK_RESPONSE_HELP) {
       show_help();
       continue;

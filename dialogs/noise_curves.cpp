@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "filter_registry.h"
+
 namespace edgewise_dialog {
 
 namespace {
@@ -61,24 +63,28 @@ std::string noise_caption(const edgewise::NoiseEstimate& noise) {
   if (noise.fallback)
     return "Could not be measured here (" + noise.fallback_reason + "); the level shown is a rough guess, " +
            edgewise::kNoiseFallbackRule + ".";
-  char text[200];
-  const auto level = [](const edgewise::ChannelNoise& channel) { return channel.sigma; };
+  // One figure first, the one Auto follows (auto_noise_sigma); the plot's
+  // two lines after it, saying what they are and how they relate to it.
+  char text[400];
+  std::snprintf(text, sizeof text, "Noise %.1f", edgewise::auto_noise_sigma(noise));
+  std::string caption = std::string(text) +
+                        (noise.channels.size() > 1 ? " (the middle of red, green and blue" : " (the grey channel's") +
+                        ", in code values of 0-255: what every Auto setting follows), ";
+  caption += noise.reading == edgewise::NoiseReading::learned
+                 ? "read by the learned noise map, which tells texture and colour blotches from noise."
+                 : "measured in the flattest areas (statistical reading).";
   if (noise.opponent.size() == 3) {
+    const auto level = [](const edgewise::ChannelNoise& channel) { return channel.sigma; };
     const double colour =
         kColourScale * std::sqrt((std::pow(level(noise.opponent[1]), 2) + std::pow(level(noise.opponent[2]), 2)) / 2);
-    std::snprintf(text, sizeof text, "Luminance noise %.1f, colour noise %.1f",
+    std::snprintf(text, sizeof text,
+                  " The plot splits it into its brightness and colour parts, which methods treat apart: "
+                  "luminance %.1f, colour %.1f per channel. They add up (in quadrature) to the figure only where "
+                  "the channels' noise is unrelated; camera noise rarely is.",
                   kLuminanceScale * level(noise.opponent[0]), colour);
-  } else {
-    std::snprintf(text, sizeof text, "Noise %.1f", noise.sigma());
+    caption += text;
   }
-  const std::string how = noise.reading == edgewise::NoiseReading::learned
-                              ? "read by the learned noise map, which tells texture and colour blotches from noise"
-                              : "measured in the flattest areas (statistical reading)";
-  const std::string note = noise.reading_note.empty() ? "" : " Note: " + noise.reading_note + ".";
-  return std::string(text) +
-         " (standard deviations in code values of 0-255 per channel: together, in quadrature, the noise each "
-         "channel carries), " +
-         how + "." + note;
+  return noise.reading_note.empty() ? caption : caption + " Note: " + noise.reading_note + ".";
 }
 
 }  // namespace edgewise_dialog

@@ -4,6 +4,21 @@
 
 namespace edgewise_dialog {
 
+namespace {
+
+// A check button's own tooltip, kept so a greyed one can say why first.
+void set_base_tip(GtkWidget* widget, const std::string& tip) {
+  g_object_set_data_full(G_OBJECT(widget), "edgewise-tip", g_strdup(tip.c_str()), g_free);
+  gtk_widget_set_tooltip_text(widget, tip.c_str());
+}
+
+std::string base_tip(GtkWidget* widget) {
+  const auto* tip = static_cast<const char*>(g_object_get_data(G_OBJECT(widget), "edgewise-tip"));
+  return tip ? tip : "";
+}
+
+}  // namespace
+
 void ParamControls::add_rows(GtkGrid* grid, const std::vector<ControlRow>& rows) {
   int top = 0;
   while (gtk_grid_get_child_at(grid, 0, top)) ++top;
@@ -54,7 +69,7 @@ void ParamControls::add_number(GtkGrid* grid, int top, Control& control) {
   gtk_grid_attach(grid, control.spin, 2, top, 1, 1);
   if (row.automatic) {
     control.automatic = gtk_check_button_new_with_mnemonic("A_uto");
-    gtk_widget_set_tooltip_text(control.automatic, (std::string("0 = auto: ") + row.param->auto_meaning).c_str());
+    set_base_tip(control.automatic, std::string("0 = auto: ") + row.param->auto_meaning);
     gtk_grid_attach(grid, control.automatic, 3, top, 1, 1);
     g_signal_connect(control.automatic, "toggled", G_CALLBACK(on_value), this);
   } else {
@@ -65,13 +80,13 @@ void ParamControls::add_number(GtkGrid* grid, int top, Control& control) {
   if (row.noise_auto) {
     // No access key: a filter may have several (nlm's h, sigma-n, sigma-r).
     control.noise = gtk_check_button_new_with_label("Auto");
-    gtk_widget_set_tooltip_text(control.noise, (std::string("auto: ") + row.param->noise_auto).c_str());
+    set_base_tip(control.noise, std::string("auto: ") + row.param->noise_auto);
     gtk_grid_attach(grid, control.noise, 4, top, 1, 1);
     g_signal_connect(control.noise, "toggled", G_CALLBACK(on_value), this);
   }
   if (row.off) {
     control.off = gtk_check_button_new_with_label("Off");
-    gtk_widget_set_tooltip_text(control.off, (std::string("off: ") + row.param->off_meaning).c_str());
+    set_base_tip(control.off, std::string("off: ") + row.param->off_meaning);
     gtk_grid_attach(grid, control.off, 5, top, 1, 1);
     g_object_set_data(G_OBJECT(control.off), "edgewise-controls", this);
     g_signal_connect(control.off, "toggled", G_CALLBACK(on_off), &control);
@@ -242,13 +257,26 @@ void ParamControls::refresh_row(Control& control, const edgewise::Settings& sett
     if (check) gtk_widget_set_sensitive(check, state.acts);
   if (control.combo) gtk_widget_set_sensitive(control.combo, state.acts);
   gtk_widget_set_sensitive(control.label, state.acts);
-  const std::string tip =
-      state.acts ? control.row.tooltip : "No effect now: " + state.why + ".\n\n" + control.row.tooltip;
+  // Every greyed control says why, first in its tooltip.
+  std::string why;
+  if (!state.acts)
+    why = "No effect now: " + state.why + ".";
+  else if (state.automatic)
+    why = "Set by Auto (the number shows what it gives): untick Auto to choose it yourself.";
+  else if (state.off)
+    why = "Off: untick Off to choose a value.";
+  const std::string tip = why.empty() ? control.row.tooltip : why + "\n\n" + control.row.tooltip;
   for (GtkWidget* widget : {control.label, control.combo, control.scale, control.spin})
     if (widget) gtk_widget_set_tooltip_text(widget, tip.c_str());
+  for (GtkWidget* check : {control.automatic, control.noise, control.off}) {
+    if (!check) continue;
+    const bool greyed = !state.acts || (check == control.off && state.automatic);
+    const std::string reason = !state.acts ? why : "Set by Auto: untick Auto first.";
+    gtk_widget_set_tooltip_text(check, (greyed ? reason + "\n\n" + base_tip(check) : base_tip(check)).c_str());
+  }
 }
 
-void ParamControls::set_noise(const edgewise::NoiseEstimate& noise) {
+void ParamControls::set_noise(const edgewise::NoiseEstimate& noise, const std::string& relation) {
   noise_ = noise;
   char sigma[32];
   std::snprintf(sigma, sizeof sigma, "%.1f", edgewise::auto_noise_sigma(noise));
@@ -265,9 +293,12 @@ void ParamControls::set_noise(const edgewise::NoiseEstimate& noise) {
     if (noise.fallback)
       tip += std::string("\nIt could not be measured: ") + noise.fallback_reason + "; this is " +
              edgewise::kNoiseFallbackRule + ", a rough guess.";
+    if (!relation.empty()) tip += "\n" + relation;
     gtk_button_set_label(GTK_BUTTON(control->noise),
-                         (std::string(noise.fallback ? "Auto (noise ~" : "Auto (noise ") + sigma + ")").c_str());
-    gtk_widget_set_tooltip_text(control->noise, tip.c_str());
+                         relation.empty()
+                             ? (std::string(noise.fallback ? "Auto (noise ~" : "Auto (noise ") + sigma + ")").c_str()
+                             : "Auto");
+    set_base_tip(control->noise, tip);
   }
 }
 

@@ -43,8 +43,11 @@ class ParamControls {
   // Units and automatic values follow the other values.
   void refresh_dependent(const edgewise::Settings& settings);
   // The image's noise: the noise Auto checks show it, and ticked they show
-  // the values it gives.
-  void set_noise(const edgewise::NoiseEstimate& noise);
+  // the values it gives. `relation`, when not empty, replaces the figure in
+  // the Auto label ("Auto" alone) and says in its tooltip how the noise
+  // relates to the one figure the dialog shows elsewhere (the Denoise
+  // dialog's, under its plot).
+  void set_noise(const edgewise::NoiseEstimate& noise, const std::string& relation = "");
   // The image's shape: what auto values follow (the pyramid's levels) and
   // whether colour-only parameters act.
   void set_image(const edgewise::ImageShape& image) { image_ = image; }

@@ -19,7 +19,10 @@ constexpr ZoomStep kZooms[] = {{"Fit", "fit", 0},   {"25%", "25%", 0.25}, {"50%"
 constexpr const char* kShowingWords[] = {"result", "original", "split"};
 constexpr int kZoomCount = int(sizeof kZooms / sizeof kZooms[0]);
 constexpr int kZoom100 = 3;
-constexpr int kCheck = 8;  // checkerboard square under transparent pixels, as GIMP's
+constexpr int kCheck = 8;              // checkerboard square under transparent pixels, as GIMP's
+constexpr int kSplitGrab = 6;          // pixels either side of the split line that grab it
+constexpr guint kTickMs = 200;         // the "Computing… 1.2 s" line's refresh
+constexpr double kSplitMargin = 0.02;  // the split line stays this far inside the pane
 
 // One 8-bit image (grey, grey+alpha, RGB, RGBA) as an opaque cairo surface,
 // transparent pixels over light and dark checks.
@@ -100,7 +103,9 @@ PreviewPane::PreviewPane(ImagePort& image, DialogObserver* observer)
   gtk_widget_set_vexpand(area_, TRUE);
   gtk_widget_add_events(area_, GDK_BUTTON_PRESS_MASK | GDK_BUTTON_RELEASE_MASK | GDK_POINTER_MOTION_MASK |
                                    GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK);
-  gtk_widget_set_tooltip_text(area_, "Drag to move around the image; scroll to zoom");
+  gtk_widget_set_tooltip_text(area_,
+                              "Drag to move around the image; scroll to zoom. In the split view, drag the "
+                              "white line to move the split");
   g_signal_connect(area_, "draw", G_CALLBACK(on_draw), this);
   g_signal_connect(area_, "size-allocate", G_CALLBACK(on_size), this);
   g_signal_connect(area_, "button-press-event", G_CALLBACK(on_press), this);
@@ -135,6 +140,7 @@ PreviewPane::PreviewPane(ImagePort& image, DialogObserver* observer)
 }
 
 PreviewPane::~PreviewPane() {
+  stop_ticker();
   worker_.reset();  // joins: nothing more is posted
   {
     std::lock_guard<std::mutex> lock(mailbox_->mutex);
@@ -142,6 +148,7 @@ PreviewPane::~PreviewPane() {
   }
   if (original_) cairo_surface_destroy(original_);
   if (filtered_) cairo_surface_destroy(filtered_);
+  if (waiting_) cairo_surface_destroy(waiting_);
 }
 
 GtkWidget* PreviewPane::build_toolbar() {
@@ -208,7 +215,8 @@ void PreviewPane::request() {
   if (!area_ || gtk_widget_get_allocated_width(area_) <= 1) return;  // not laid out yet
   if (!problem_.empty()) {
     worker_->cancel();
-    gtk_label_set_text(GTK_LABEL(status_), problem_.c_str());
+    stop_ticker();
+    set_status(problem_);
     gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(progress_), 0);
     return;
   }
@@ -224,8 +232,43 @@ void PreviewPane::request() {
     with_noise->noise = noise_;
     input_ = with_noise;
   }
+  if (!shown_) {  // nothing filtered yet: the input's pixels meanwhile
+    if (waiting_) cairo_surface_destroy(waiting_);
+    waiting_ = to_surface(input_->original, input_->region.visible.width, input_->region.visible.height,
+                          input_->shape.channels);
+    gtk_widget_queue_draw(area_);
+  }
   worker_->submit(settings_, input_, context_);
   gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(progress_), 0);
+  started_us_ = g_get_monotonic_time();
+  show_computing();
+  if (!ticker_) ticker_ = g_timeout_add(kTickMs, on_tick, this);
+}
+
+void PreviewPane::set_status(const std::string& text) {
+  if (text == status_text_) return;
+  status_text_ = text;
+  gtk_label_set_text(GTK_LABEL(status_), text.c_str());
+  if (observer_) observer_->status(text);
+}
+
+// Never the last result's time while another runs (it read as this one's).
+void PreviewPane::show_computing() {
+  char text[160];
+  const double seconds = double(g_get_monotonic_time() - started_us_) / 1e6;
+  std::snprintf(text, sizeof text, "Computing the preview… %.1f s%s", seconds,
+                shown_ ? " (showing the previous result)" : " (showing the original until then)");
+  set_status(text);
+}
+
+void PreviewPane::stop_ticker() {
+  if (ticker_) g_source_remove(ticker_);
+  ticker_ = 0;
+}
+
+gboolean PreviewPane::on_tick(gpointer data) {
+  static_cast<PreviewPane*>(data)->show_computing();
+  return G_SOURCE_CONTINUE;
 }
 
 void PreviewPane::show_progress(uint64_t generation, double fraction) {
@@ -234,14 +277,17 @@ void PreviewPane::show_progress(uint64_t generation, double fraction) {
 
 void PreviewPane::receive(std::unique_ptr<PreviewResult> result) {
   if (result->generation != worker_->latest()) return;  // overtaken on its way here
+  stop_ticker();
   gtk_progress_bar_set_fraction(GTK_PROGRESS_BAR(progress_), 1.0);
-  gtk_label_set_text(GTK_LABEL(status_), describe(*result).c_str());
+  set_status(describe(*result));
   if (!result->error.empty()) return;  // keeps showing the last good preview
   if (original_) cairo_surface_destroy(original_);
   if (filtered_) cairo_surface_destroy(filtered_);
   original_ = to_surface(result->original, result->width, result->height, result->channels);
   filtered_ = to_surface(result->filtered, result->width, result->height, result->channels);
   shown_ = std::move(result);
+  if (waiting_) cairo_surface_destroy(waiting_);
+  waiting_ = nullptr;
   gtk_widget_queue_draw(area_);
 }
 
@@ -249,7 +295,7 @@ std::string PreviewPane::describe(const PreviewResult& result) const {
   if (!result.error.empty()) return "Preview failed: " + result.error;
   char text[256];
   const int percent = int(std::lround(result.region.scale * result.region.magnify * 100));
-  std::snprintf(text, sizeof text, "%d%%, %s · %s · %.0f ms", percent,
+  std::snprintf(text, sizeof text, "%d%%, %s · %s · took %.0f ms", percent,
                 result.region.exact() ? "exact pixels" : "approximate below 100%", result.backend.c_str(),
                 result.seconds * 1000);
   return result.notice.empty() ? text : std::string(text) + " · " + result.notice;
@@ -259,11 +305,15 @@ void PreviewPane::draw(cairo_t* cr) {
   const int width = gtk_widget_get_allocated_width(area_), height = gtk_widget_get_allocated_height(area_);
   cairo_set_source_rgb(cr, 0.33, 0.33, 0.33);
   cairo_paint(cr);
-  if (!shown_) return;
+  if (!shown_ && !(waiting_ && input_)) return;
   // Where the shown result lies in the current view: while a drag waits for
   // its new preview, the old one moves with the pointer.
   const PreviewRegion now = current_region();
-  const PreviewRegion& was = shown_->region;
+  const PreviewRegion& was = shown_ ? shown_->region : input_->region;
+  const int shown_width = shown_ ? shown_->width : was.visible.width;
+  const int shown_height = shown_ ? shown_->height : was.visible.height;
+  cairo_surface_t* before = shown_ ? original_ : waiting_;
+  cairo_surface_t* after = shown_ ? filtered_ : waiting_;
   double left = was.screen_x, top = was.screen_y;
   if (now.scale == was.scale && now.magnify == was.magnify) {
     left = now.screen_x + double(was.visible.x - now.visible.x) * now.magnify;
@@ -277,20 +327,27 @@ void PreviewPane::draw(cairo_t* cr) {
     cairo_scale(cr, was.magnify, was.magnify);
     cairo_set_source_surface(cr, surface, 0, 0);
     cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_rectangle(cr, 0, 0, shown_->width, shown_->height);
+    cairo_rectangle(cr, 0, 0, shown_width, shown_height);
     cairo_fill(cr);
     cairo_restore(cr);
   };
   if (showing_ == Showing::split) {
-    const double middle = std::floor(width / 2.0);
-    paint(original_, 0, middle);
-    paint(filtered_, middle, width);
+    const double middle = split_x(width);
+    paint(before, 0, middle);
+    paint(after, middle, width);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_rectangle(cr, middle, 0, 1, height);
     cairo_fill(cr);
+    // A grip in the middle of the line says it can be dragged.
+    cairo_rectangle(cr, middle - 3, height / 2.0 - 12, 7, 24);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_rectangle(cr, middle, height / 2.0 - 9, 1, 18);
+    cairo_fill(cr);
   } else {
-    paint(showing_ == Showing::original ? original_ : filtered_, 0, width);
+    paint(showing_ == Showing::original ? before : after, 0, width);
   }
+  if (!shown_) return;  // the original meanwhile: no preview to report
   if (observer_ && observer_->wants_previews()) {
     // Reported once the frame is on the X server: after this draw, at low priority.
     g_idle_add_full(
@@ -325,6 +382,8 @@ void PreviewPane::report_on_screen() {
   preview.backend = shown_->backend;
   preview.seconds = shown_->seconds;
   preview.settings = shown_->settings;
+  preview.split = split_;
+  preview.pane = {origin_x, origin_y, gtk_widget_get_allocated_width(area_), gtk_widget_get_allocated_height(area_)};
   observer_->preview(preview);
 }
 
@@ -350,6 +409,10 @@ void PreviewPane::on_size(GtkWidget*, GdkRectangle* allocation, gpointer data) {
 gboolean PreviewPane::on_press(GtkWidget*, GdkEventButton* event, gpointer data) {
   auto* self = static_cast<PreviewPane*>(data);
   if (event->button != 1) return FALSE;
+  if (self->showing_ == Showing::split && self->near_split(event->x)) {
+    self->dragging_split_ = true;
+    return TRUE;
+  }
   self->dragging_ = true;
   self->drag_x_ = event->x;
   self->drag_y_ = event->y;
@@ -359,6 +422,20 @@ gboolean PreviewPane::on_press(GtkWidget*, GdkEventButton* event, gpointer data)
 
 gboolean PreviewPane::on_motion(GtkWidget*, GdkEventMotion* event, gpointer data) {
   auto* self = static_cast<PreviewPane*>(data);
+  if (self->dragging_split_) {
+    const int width = std::max(1, gtk_widget_get_allocated_width(self->area_));
+    self->split_ = std::clamp(event->x / width, kSplitMargin, 1 - kSplitMargin);
+    gtk_widget_queue_draw(self->area_);
+    return TRUE;
+  }
+  if (self->showing_ == Showing::split) {  // the pointer says what a press would drag
+    GdkWindow* window = gtk_widget_get_window(self->area_);
+    GdkCursor* cursor = self->near_split(event->x)
+                            ? gdk_cursor_new_from_name(gtk_widget_get_display(self->area_), "col-resize")
+                            : nullptr;
+    gdk_window_set_cursor(window, cursor);
+    if (cursor) g_object_unref(cursor);
+  }
   if (!self->dragging_) return FALSE;
   const PreviewRegion before = self->current_region();
   self->view_ = pan(self->drag_view_, self->port_.shape(), event->x - self->drag_x_, event->y - self->drag_y_);
@@ -372,7 +449,14 @@ gboolean PreviewPane::on_motion(GtkWidget*, GdkEventMotion* event, gpointer data
 gboolean PreviewPane::on_release(GtkWidget*, GdkEventButton* event, gpointer data) {
   if (event->button != 1) return FALSE;
   static_cast<PreviewPane*>(data)->dragging_ = false;
+  static_cast<PreviewPane*>(data)->dragging_split_ = false;
   return TRUE;
+}
+
+double PreviewPane::split_x(int width) const { return std::floor(width * split_); }
+
+bool PreviewPane::near_split(double x) const {
+  return std::abs(x - split_x(gtk_widget_get_allocated_width(area_))) <= kSplitGrab;
 }
 
 gboolean PreviewPane::on_scroll(GtkWidget*, GdkEventScroll* event, gpointer data) {

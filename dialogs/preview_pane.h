@@ -51,6 +51,13 @@ class PreviewPane {
   void receive(std::unique_ptr<PreviewResult> result);
   void show_progress(uint64_t generation, double fraction);
   void draw(cairo_t* cr);
+  // The status line: what is computing and for how long, or the result.
+  void set_status(const std::string& text);
+  void show_computing();
+  void stop_ticker();
+  static gboolean on_tick(gpointer self);
+  double split_x(int width) const;  // the split line's x in the pane
+  bool near_split(double x) const;
   void report_on_screen();
   void set_zoom_index(int index);
   PreviewRegion current_region() const;
@@ -76,6 +83,14 @@ class PreviewPane {
   cairo_surface_t* original_ = nullptr;  // shown_ as drawn: alpha over checks
   cairo_surface_t* filtered_ = nullptr;
   Showing showing_ = Showing::result;
+  // Before the first result (a slow method after Filters > Re-Show): the
+  // input's own pixels, so the pane is never a blank area.
+  cairo_surface_t* waiting_ = nullptr;
+  guint ticker_ = 0;         // updates "Computing… 1.2 s" while a preview runs
+  gint64 started_us_ = 0;    // when the preview in flight was asked for
+  std::string status_text_;  // as set on the label, for the trace
+  double split_ = 0.5;       // the split line, a fraction of the pane's width
+  bool dragging_split_ = false;
 
   bool dragging_ = false;
   double drag_x_ = 0, drag_y_ = 0;

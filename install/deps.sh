@@ -13,7 +13,8 @@ packages=(build-essential cmake ninja-build pkg-config
           libgimp2.0-dev libgegl-dev              # the GIMP 2.10 plug-in
           libgtk-3-dev                            # the dialog (edgewise --gui, interactive plug-in)
           gimp gimp-gmic                          # plug-in tests (gimp-console, GIMP GUI), benchmark peer
-          xvfb xdotool                            # dialog tests: X display, input, screenshots
+          xvfb xdotool x11-utils                  # dialog tests: X display, input, screenshots, xprop
+          openbox xfwm4                           # dialog tests: Help in front under two window managers
           gegl                                    # the GEGL module's tests: the gegl command
           dpkg-dev file lintian                   # the Debian package: dpkg-shlibdeps (CPack), its check
           clang libclang-rt-14-dev libomp-14-dev) # ASan/UBSan tests and libFuzzer (clang 14's runtimes, OpenMP)

@@ -10,6 +10,7 @@
 #include "drawable_io.h"
 #include "engine.h"
 #include "pdb_layout.h"
+#include "progress.h"
 #include "region.h"
 
 namespace edgewise_plugin {
@@ -123,20 +124,32 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings,
   if (noise) {
     options.noise = noise;
   } else if (edgewise::needs_noise(settings.spec)) {
+    progress_init(kMeasuringNoise);
+    progress_pulse();
     const std::string error = measure_drawable_noise(drawable, measured);
     if (!error.empty()) return error;
     options.noise = &measured;
   }
   if (timing) options.observer = &times;
-  options.progress = [](double fraction) {
-    gimp_progress_update(fraction);
+  // Per band, and within a slow band (BandTask::progress): on a 24 MP
+  // photo the slowest method's bands take seconds each.
+  // GIMP is told of each hundredth, and of any step at most ten times a
+  // second (a band of nlbayes reports every row of reference patches).
+  double shown = -1, shown_at = 0;
+  options.progress = [&shown, &shown_at](double fraction) {
+    const double at = now();
+    if (fraction >= 1.0 || fraction - shown >= 0.01 || (fraction > shown && at - shown_at >= 0.1)) {
+      progress_update(fraction);
+      shown = fraction;
+      shown_at = at;
+    }
     return true;  // GIMP cancels a plug-in by ending its process
   };
   options.notice = [](const std::string& text) {
     gimp_progress_set_text(text.c_str());
     g_message("%s", text.c_str());
   };
-  gimp_progress_init((progress.empty() ? progress_text(settings) : progress).c_str());
+  progress_init(progress.empty() ? progress_text(settings) : progress);
   edgewise::RunReport report;
   try {
     report = edgewise::run_filter(plan.spec, {region.width, region.height, channels}, source, sink, options);
@@ -164,7 +177,7 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings,
   if (!gimp_drawable_merge_shadow(drawable, TRUE)) return write_failed("merging the shadow buffer", drawable);
   if (!gimp_drawable_update(drawable, selection.x, selection.y, selection.width, selection.height))
     return write_failed("updating the drawable", drawable);
-  gimp_progress_update(1.0);
+  progress_update(1.0);
   if (timing)
     std::fprintf(stderr, "edgewise timing: %dx%dx%d on %s: read %.3f s, filter %.3f s, write %.3f s, merge %.3f s\n",
                  region.width, region.height, channels, report.backend.c_str(), times.read,

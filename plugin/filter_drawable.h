@@ -21,6 +21,9 @@ namespace edgewise_plugin {
 std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings,
                             const edgewise::NoiseEstimate* noise = nullptr, const std::string& progress = "");
 
+// The progress bar's text while the noise is measured, before a run.
+constexpr const char* kMeasuringNoise = "Edgewise: measuring the noise";
+
 // The noise of the whole drawable (whatever the selection), as the auto
 // values follow it. Returns "" or the message.
 std::string measure_drawable_noise(gint32 drawable, edgewise::NoiseEstimate& noise);

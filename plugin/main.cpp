@@ -17,6 +17,7 @@
 #include "filter_registry.h"
 #include "interactive.h"
 #include "pdb_params.h"
+#include "progress.h"
 
 namespace {
 
@@ -137,6 +138,8 @@ Outcome run_denoise_procedure(GimpRunMode run_mode, gint32 drawable, gint nparam
     }
   }
   edgewise::NoiseEstimate measured;
+  progress_init(kMeasuringNoise);  // the learned reading takes a moment on a large photo
+  progress_pulse();
   std::string message = measure_drawable_noise(drawable, measured);
   if (!message.empty()) return failed(GIMP_PDB_EXECUTION_ERROR, message);
   const int colours = gimp_drawable_is_gray(drawable) ? 1 : 3;

@@ -145,8 +145,10 @@ TEST(DenoiseNoiseShown, LuminanceAndColourAddUpToThePerChannelNoise) {
   const double luminance = curves[0].points.front().second, colour = curves[1].points.front().second;
   EXPECT_NEAR(luminance * luminance + colour * colour, 144.0, 1e-6);
   EXPECT_NEAR(luminance, 12.0 / std::sqrt(3.0), 1e-9);
-  EXPECT_NE(edgewise_dialog::noise_caption(white).find("Luminance noise 6.9, colour noise 9.8"), std::string::npos)
-      << edgewise_dialog::noise_caption(white);
+  // One figure first (the one Auto follows), then the plot's two parts.
+  const std::string caption = edgewise_dialog::noise_caption(white);
+  EXPECT_EQ(caption.rfind("Noise 12.0 (", 0), 0u) << caption;
+  EXPECT_NE(caption.find("luminance 6.9, colour 9.8 per channel"), std::string::npos) << caption;
 }
 
 }  // namespace

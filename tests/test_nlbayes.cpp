@@ -202,6 +202,45 @@ TEST(NlBayesCpu, BandHeightAndThreadsDoNotChangeOutput) {
   }
 }
 
+// Issue 37: a band of seconds reports its own progress (after rows of
+// reference patches, BandTask::progress): one band gives many fractions
+// inside (0, 1), never going back, ending at 1; listening changes no
+// pixel; a stop asked for within the band stops the job before its end.
+TEST(NlBayesCpu, ProgressWithinOneBandRisesAndStops) {
+  EW_SEEDED_RNG(rng);
+  NlBayesParameters n;
+  n.sigma_n = 12.0f;
+  n.search_radius = 4;
+  n.scales = 2;
+  const FloatImage image = random_image(rng, {96, 160, 3});
+  RunOptions quiet;
+  quiet.band_rows = image.shape().height;  // one band
+  quiet.backend_options.threads = 2;
+  const FloatImage expected = run_cpu(nlbayes_spec(n), image, quiet);
+
+  std::vector<double> fractions;
+  RunOptions listened = quiet;
+  listened.progress = [&fractions](double fraction) {
+    fractions.push_back(fraction);
+    return true;
+  };
+  EXPECT_TRUE(bit_identical(expected, run_cpu(nlbayes_spec(n), image, listened)));
+  ASSERT_FALSE(fractions.empty());
+  EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+  EXPECT_EQ(fractions.back(), 1.0);
+  const auto inside = std::count_if(fractions.begin(), fractions.end(), [](double f) { return f > 0 && f < 1; });
+  EXPECT_GE(inside, 10) << fractions.size() << " progress calls in one band";
+
+  double last = 0;
+  RunOptions stopped = quiet;
+  stopped.progress = [&last](double fraction) {
+    last = fraction;
+    return fraction < 0.3;
+  };
+  EXPECT_THROW(run_cpu(nlbayes_spec(n), image, stopped), edgewise::Cancelled);
+  EXPECT_LT(last, 1.0);
+}
+
 // The engine's two paths (whole buffers in memory; rows streamed) agree.
 TEST(NlBayesCpu, BuffersAgreeWithStreamedRows) {
   EW_SEEDED_RNG(rng);

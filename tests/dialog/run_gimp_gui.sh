@@ -39,6 +39,10 @@
 #                 "type:3.5"        text typed with `xdotool type`
 #                 "sleep:0.5"       a pause, in seconds
 #                 "shot:FILE"       a screenshot of the dialog window alone
+#                 "run:COMMAND"     a shell command, run with the dialog's
+#                                   window id in GIMP_GUI_DIALOG_WINDOW
+#                                   (a check of the screen: it fails the
+#                                   run when it fails)
 #                 "trace:REGEX"     wait (up to 30 s) for a line matching
 #                                   REGEX in $EDGEWISE_DIALOG_TRACE written
 #                                   after the previous key step (the
@@ -67,12 +71,15 @@
 #                               ("center": the middle of the screen)
 #   GIMP_GUI_SCREEN=1280x1024x24  Xvfb's screen
 #   GIMP_GUI_BINARY=gimp-2.10
+#   GIMP_GUI_WM=openbox|xfwm4   a window manager on the display (default
+#                               none), started before GIMP
 # Example (GIMP's own despeckle):
 #   tests/dialog/run_gimp_gui.sh --system-plugin despeckle /tmp/gui \
 #     tests/data/astronaut.png /tmp/gui-out.png /tmp/gui-shot.png "" \
 #     "(plug-in-despeckle RUN-INTERACTIVE image drawable 3 1 7 248)" Despeckle Return
 # Needs (Debian 12): gimp, xvfb, xdotool, imagemagick (import, for the
-# screenshot); no window manager, no D-Bus session.
+# screenshot); no window manager (openbox or xfwm4 with GIMP_GUI_WM), no
+# D-Bus session.
 set -euo pipefail
 
 # One global limit, so CI never hangs: the script runs again under timeout,
@@ -161,6 +168,7 @@ cleanup() {
   [ -z "$reaper_pid" ] || kill "$reaper_pid" 2>/dev/null || true
   # GIMP runs in its own process group (setsid), its plug-ins with it.
   [ -z "$gimp_pid" ] || stop "$gimp_pid" group
+  [ -z "${wm_pid:-}" ] || stop "$wm_pid"
   [ -z "$xvfb_pid" ] || stop "$xvfb_pid"
   if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ]; then
     for log in "$work/xvfb.log" "$work/gimp.log"; do
@@ -252,6 +260,25 @@ done
 export DISPLAY=:$display
 xdotool getdisplaygeometry >/dev/null 2>&1 || fail "cannot connect to Xvfb at $DISPLAY"
 say "Xvfb on $DISPLAY ($screen)"
+
+# --- a window manager, when asked for ---------------------------------------------
+wm_pid=""
+case ${GIMP_GUI_WM:-} in
+  "") ;;
+  openbox) openbox --sm-disable >"$work/wm.log" 2>&1 & wm_pid=$! ;;
+  # xfwm4 reads its settings through xfconfd, on a session bus of its own.
+  xfwm4) NO_AT_BRIDGE=1 dbus-run-session -- xfwm4 --compositor=off >"$work/wm.log" 2>&1 & wm_pid=$! ;;
+  *) fail "GIMP_GUI_WM must be openbox or xfwm4" ;;
+esac
+if [ -n "$wm_pid" ]; then
+  command -v xprop >/dev/null || fail "xprop not found (Debian x11-utils)"
+  for _ in $(seq 100); do  # up once it names itself on the root window
+    xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break
+    sleep 0.1
+  done
+  xprop -root _NET_SUPPORTING_WM_CHECK | grep -q "window id" || fail "$GIMP_GUI_WM did not start: $(cat "$work/wm.log")"
+  say "window manager: $GIMP_GUI_WM"
+fi
 
 # --- GIMP -----------------------------------------------------------------------
 scm_string() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
@@ -352,6 +379,7 @@ fi
 # there too. Then XTEST key events (xdotool key without --window) reach it as
 # real typing would.
 timeout 10 xdotool mousemove --window "$win" 5 5 >/dev/null 2>&1 || true
+[ -z "$wm_pid" ] || timeout 10 xdotool windowactivate --sync "$win" || true  # a WM gives the focus itself
 timeout 10 xdotool windowfocus --sync "$win" || fail "could not give the dialog the keyboard focus"
 sleep 0.3
 trace_lines=0
@@ -362,6 +390,9 @@ for step in "${keys[@]}"; do
     shot:*)
       timeout 30 import -window "$win" "PNG24:$(abs "${step#shot:}")" || fail "screenshot ${step#shot:} failed"
       say "screenshot of the dialog: ${step#shot:}" ;;
+    run:*)
+      GIMP_GUI_DIALOG_WINDOW=$win bash -c "${step#run:}" || fail "the check ${step#run:} failed"
+      say "check passed: ${step#run:}" ;;
     trace:*)
       [ -n "${EDGEWISE_DIALOG_TRACE:-}" ] || fail "trace: steps need EDGEWISE_DIALOG_TRACE"
       found=0

@@ -139,6 +139,68 @@ TEST_F(DisplayTest, NoiseAutoRowShowsTheEstimateAndTheValueItGives) {
   gtk_widget_destroy(window);
 }
 
+// Issue 37: no greyed control without its reason. For each filter of the
+// made-up registry and of the built-in one, at its defaults and with the
+// image's noise known, every insensitive widget of every row says why at
+// the start of its tooltip: no effect with these choices, set by Auto, or
+// Off.
+TEST_F(DisplayTest, EveryGreyedControlSaysWhy) {
+  for (const edgewise::Registry* registry : {&smudge_registry(), &edgewise::builtin_registry()}) {
+    edgewise_dialog::ParamControls controls([] {});
+    const auto layout = edgewise_dialog::describe_dialog(*registry, edgewise::installed_backends(), nullptr);
+    GtkWidget* window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+    GtkWidget* grid = gtk_grid_new();
+    gtk_container_add(GTK_CONTAINER(window), grid);
+    std::vector<std::string> flags;
+    for (const auto& block : layout.blocks) {
+      controls.add_rows(GTK_GRID(grid), block.rows);
+      for (const auto& row : block.rows)
+        if (row.param) flags.push_back(row.param->cli_flag);
+    }
+    gtk_widget_show_all(window);
+    controls.set_image({640, 480, 3});
+    controls.set_noise(edgewise::white_noise_estimate(7.0, 3));
+    int greyed = 0;
+    for (const edgewise::FilterInfo* filter : registry->filters()) {
+      const edgewise::Settings settings = edgewise::default_settings(*filter);
+      controls.show(settings);
+      controls.refresh_dependent(settings);
+      for (const std::string& flag : flags) {
+        if (!settings.spec.has(flag) || settings.spec.filter().find_param(flag) == nullptr) continue;
+        for (GtkWidget* widget : controls.row(flag)) {
+          if (gtk_widget_get_sensitive(widget)) continue;
+          ++greyed;
+          gchar* tip = gtk_widget_get_tooltip_text(widget);
+          const std::string text = tip ? tip : "";
+          g_free(tip);
+          EXPECT_TRUE(text.rfind("No effect now: ", 0) == 0 || text.rfind("Set by Auto", 0) == 0 ||
+                      text.rfind("Off: ", 0) == 0)
+              << filter->name << " " << flag << ": a greyed " << G_OBJECT_TYPE_NAME(widget)
+              << " whose tooltip does not start with its reason: '" << text << "'";
+        }
+      }
+    }
+    EXPECT_GT(greyed, 0);
+    gtk_widget_destroy(window);
+  }
+}
+
+// The Denoise dialog shows one noise figure, under its plot: its Auto
+// checks say "Auto" alone and relate the noise they follow to it.
+TEST_F(DisplayTest, AutoWithoutItsFigureSaysHowItRelates) {
+  edgewise_dialog::ParamControls controls([] {});
+  GtkWidget* window = rows_window(controls);
+  const std::vector<GtkWidget*> sigma_r = controls.row("sigma-r");
+  ASSERT_EQ(sigma_r.size(), 5u);
+  controls.set_noise(edgewise::white_noise_estimate(7.0, 3), "That is the figure under the plot times Strength.");
+  EXPECT_STREQ(gtk_button_get_label(GTK_BUTTON(sigma_r[4])), "Auto");
+  gchar* tip = gtk_widget_get_tooltip_text(sigma_r[4]);
+  ASSERT_NE(tip, nullptr);
+  EXPECT_NE(std::string(tip).find("That is the figure under the plot times Strength."), std::string::npos) << tip;
+  g_free(tip);
+  gtk_widget_destroy(window);
+}
+
 // The whole dialog for the made-up filter: its frame, its rows and the
 // filter list, then OK, through an observer as a host would attach one.
 TEST_F(DisplayTest, WholeDialogForAMadeUpFilter) {

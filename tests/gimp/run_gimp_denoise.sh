@@ -35,6 +35,8 @@ done
 
 cd "$work/tmp"
 export GIMP2_DIRECTORY=$work/config
+# What the plug-in tells GIMP's progress bar, for check_progress.sh.
+export EDGEWISE_PROGRESS_LOG=$work/progress.log
 load="(load \"$source/tests/gimp/denoise.scm\")"
 "$gimp_console" -i -d -f \
   -b "(begin $load (edgewise-denoise-checks \"$work\" '($methods)))" \

@@ -139,7 +139,11 @@ int guide(const std::string& data, const std::string& dir) {
   std::filesystem::create_directories(dir);
   const Photo8 astronaut = read_photo(data + "/astronaut.png"), camera = read_photo(data + "/camera.png");
   const edgewise::DenoiseSettings defaults = edgewise::default_denoise();
-  const int face_x = 64, face_y = 12, size = 96, zoom = 2;  // the astronaut's face
+  // 128-pixel crops at 200 % (256-pixel panels): the face and its
+  // surroundings large enough to read in the Help window (issue 37: the
+  // 96-pixel crops read as tiny); two or three panels to a row, so no
+  // picture is wider than the window's 880 pixels.
+  const int face_x = 64, face_y = 12, size = 128, zoom = 2;  // the astronaut's face
   const int man_x = 96, man_y = 36;                         // the cameraman's head and camera
 
   // Which method for which photo: each as shot, then Denoise's defaults.
@@ -164,7 +168,10 @@ int guide(const std::string& data, const std::string& dir) {
   const Photo8 phone = develop(astronaut, 2, true, 1);
   std::vector<Photo8> strengths = {phone};
   for (double strength : {0.5, 1.0, 2.0}) strengths.push_back(denoise(phone, settings_of(-1, strength, 1, 1)).photo);
-  picture(dir, "strength", strip(strengths, face_x, face_y, size, zoom), "as shot | strength 0.5 | 1 | 2");
+  picture(dir, "strength",
+          stack({strip({strengths[0], strengths[1]}, face_x, face_y, size, zoom),
+                 strip({strengths[2], strengths[3]}, face_x, face_y, size, zoom)}),
+          "as shot | strength 0.5, then strength 1 | 2 (two to a row)");
   // Each method's defaults on the same photo, three to a row.
   const Photo8 raw = develop(astronaut, 2, false, 2);
   std::vector<Photo8> methods = {raw};
