@@ -1,6 +1,6 @@
 // Random learned-denoiser networks for the tests: the program of
 // training/denoise_net.py at any widths, He-scaled random weights, the
-// double reference's steps, the instruction sets this machine runs.
+// double reference's steps (and, through net_isas.h, the instruction sets).
 #pragma once
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "denoise_net.h"
+#include "net_isas.h"
 #include "reference/denoise_net_reference.h"
 
 namespace edgewise_test {
@@ -119,16 +120,6 @@ inline std::vector<edgewise_reference::NetStep> reference_steps(const NoiseNet& 
     steps.push_back(std::move(s));
   }
   return steps;
-}
-
-inline std::vector<NoiseNetIsa> runnable_isas() {
-  std::vector<NoiseNetIsa> isas;
-  for (NoiseNetIsa isa : {NoiseNetIsa::generic, NoiseNetIsa::avx2, NoiseNetIsa::avx512}) {
-    bool seen = false;
-    for (NoiseNetIsa other : isas) seen = seen || std::strcmp(noise_net_isa_name(other), noise_net_isa_name(isa)) == 0;
-    if (!seen) isas.push_back(isa);
-  }
-  return isas;
 }
 
 }  // namespace edgewise_test

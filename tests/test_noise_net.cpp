@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "net_isas.h"
 #include "noise_net.h"
 #include "reference/noise_net_reference.h"
 #include "sha256.h"
@@ -26,6 +27,7 @@
 namespace {
 
 using namespace edgewise;
+using edgewise_test::runnable_isas;
 
 std::string sha_of(const std::string& text) { return sha256_hex(sha256(text.data(), text.size())); }
 
@@ -110,17 +112,6 @@ std::vector<edgewise_reference::ConvLayer> reference_layers(const NoiseNet& net)
     layers.push_back(std::move(r));
   }
   return layers;
-}
-
-// The instruction sets this machine runs, each once.
-std::vector<NoiseNetIsa> runnable_isas() {
-  std::vector<NoiseNetIsa> isas;
-  for (NoiseNetIsa isa : {NoiseNetIsa::generic, NoiseNetIsa::avx2, NoiseNetIsa::avx512}) {
-    bool seen = false;
-    for (NoiseNetIsa other : isas) seen = seen || std::strcmp(noise_net_isa_name(other), noise_net_isa_name(isa)) == 0;
-    if (!seen) isas.push_back(isa);
-  }
-  return isas;
 }
 
 std::vector<float> forward(const NoiseNet& net, const std::vector<float>& tile, int size, NoiseNetScratch& scratch) {

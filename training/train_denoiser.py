@@ -26,7 +26,7 @@ import torch
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import denoise_batch  # noqa: E402
 import denoise_net  # noqa: E402
-from train_noise_net import learning_rate, load_crops  # noqa: E402
+from train_noise_net import learning_rate, load_crops, prepare_device, resume  # noqa: E402
 
 SEED = 2027
 VALIDATION_SEED = 99
@@ -74,15 +74,11 @@ def main():
     args = ap.parse_args()
 
     started = time.time()
-    device = torch.device(args.device)
-    torch.backends.cudnn.benchmark = True
-    torch.backends.cuda.matmul.allow_tf32 = True
-    torch.backends.cudnn.allow_tf32 = True
+    device, device_name = prepare_device(args.device)
     args.out.mkdir(parents=True, exist_ok=True)
     ckpt_path = args.out / "denoiser.ckpt"
 
     train, held = load_crops(args.data, args.manifest)
-    device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     print(f"crops: {train.shape[0]} training, {held.shape[0]} held out; device {device} ({device_name}); "
           f"{denoise_net.parameters()} weights, {denoise_net.macs_per_pixel():.0f} MAC/px", flush=True)
     train, held = train.to(device), held.to(device)
@@ -93,16 +89,9 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     gen = torch.Generator(device=device)
     gen.manual_seed(SEED)
-    step, history = 0, []
-    if ckpt_path.exists():
-        ckpt = torch.load(ckpt_path, map_location=device, weights_only=False)
-        if ckpt.get("noise_net_sha256") != noise_map.sha256:
-            sys.exit(f"{ckpt_path} was trained with another noise-map network ({ckpt.get('noise_net_sha256')})")
-        model.load_state_dict(ckpt["model"])
-        opt.load_state_dict(ckpt["optimizer"])
-        gen.set_state(ckpt["generator"].cpu())
-        step, history = ckpt["step"], ckpt["history"]
-        print(f"resumed at step {step}", flush=True)
+    step, history, ckpt = resume(ckpt_path, model, opt, gen, device)
+    if ckpt and ckpt.get("noise_net_sha256") != noise_map.sha256:
+        sys.exit(f"{ckpt_path} was trained with another noise-map network ({ckpt.get('noise_net_sha256')})")
 
     def save():
         tmp = ckpt_path.with_suffix(".tmp")

@@ -95,6 +95,28 @@ def validate(model, held, device, batches=8, batch=256):
     return sum(losses) / len(losses), float(e.median()), float(torch.quantile(e, 0.9))
 
 
+def prepare_device(name):
+    """The torch device and its name for the record; TF32 and cuDNN's autotuning on."""
+    device = torch.device(name)
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    return device, torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+
+
+def resume(ckpt_path, model, opt, gen, device):
+    """Loads a checkpoint into model, optimiser and generator where one exists:
+    -> (step, history, the checkpoint's dict or None)."""
+    if not ckpt_path.exists():
+        return 0, [], None
+    ckpt = torch.load(ckpt_path, map_location=device, weights_only=False)
+    model.load_state_dict(ckpt["model"])
+    opt.load_state_dict(ckpt["optimizer"])
+    gen.set_state(ckpt["generator"].cpu())
+    print(f"resumed at step {ckpt['step']}", flush=True)
+    return ckpt["step"], ckpt["history"], ckpt
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=pathlib.Path, default=pathlib.Path("training/data"))
@@ -108,16 +130,13 @@ def main():
     args = ap.parse_args()
 
     started = time.time()
-    device = torch.device(args.device)
-    torch.backends.cudnn.benchmark = True
-    torch.backends.cuda.matmul.allow_tf32 = True
-    torch.backends.cudnn.allow_tf32 = True
+    device, device_name = prepare_device(args.device)
     args.out.mkdir(parents=True, exist_ok=True)
     ckpt_path = args.out / "noise_net.ckpt"
 
     train, held = load_crops(args.data, args.manifest)
     print(f"crops: {train.shape[0]} training, {held.shape[0]} held out, {tuple(train.shape[1:])}; device {device}"
-          f" ({torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'})", flush=True)
+          f" ({device_name})", flush=True)
     train, held = train.to(device), held.to(device)
 
     torch.manual_seed(SEED)
@@ -125,20 +144,13 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=1e-4)
     gen = torch.Generator(device=device)
     gen.manual_seed(SEED)
-    step, history = 0, []
-    if ckpt_path.exists():
-        ckpt = torch.load(ckpt_path, map_location=device, weights_only=False)
-        model.load_state_dict(ckpt["model"])
-        opt.load_state_dict(ckpt["optimizer"])
-        gen.set_state(ckpt["generator"].cpu())
-        step, history = ckpt["step"], ckpt["history"]
-        print(f"resumed at step {step}", flush=True)
+    step, history, _ = resume(ckpt_path, model, opt, gen, device)
 
     def save():
         tmp = ckpt_path.with_suffix(".tmp")
         torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "generator": gen.get_state(),
                     "step": step, "history": history, "args": {k: str(v) for k, v in vars(args).items()},
-                    "seed": SEED, "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"},
+                    "seed": SEED, "device": device_name},
                    tmp)
         os.replace(tmp, ckpt_path)
         with open(args.out / "loss_curve.csv", "w") as f:
