@@ -7,6 +7,13 @@ optimiser, the step, the random state and the curve, saved every few hundred
 steps and when this call's minutes are spent; the schedule depends only on
 the step, so a run spread over several device calls follows one curve.
 
+Beside it, OUT/denoiser.weights.pt holds all of that but the optimiser's
+moments (11 MB against 34: a device call brings back files of at most
+16 MiB and carries 64 MiB with the 39 MB of crops). A call that finds no
+denoiser.ckpt but a --resume-weights file starts from those weights with
+fresh moments and re-warms the learning rate over REWARM steps, so
+that Adam's first steps, taken on moments of a few batches, stay small.
+
   python3 training/train_denoiser.py --data training/data --out training/out-denoiser --steps 40000 --minutes 8
 
 Loss: L1 on 0..1 samples (DRUNet's choice; less swayed by the rare clipped
@@ -30,6 +37,7 @@ from train_noise_net import learning_rate, load_crops, prepare_device, resume  #
 
 SEED = 2027
 VALIDATION_SEED = 99
+REWARM = 200
 KINDS = [name for name, _ in denoise_batch.noise_batch.KINDS]
 
 
@@ -70,6 +78,8 @@ def main():
     ap.add_argument("--minutes", type=float, default=8.0, help="stop this call after this long (checkpointed)")
     ap.add_argument("--every", type=int, default=1000, help="validate and checkpoint every this many steps")
     ap.add_argument("--val-batches", type=int, default=8)
+    ap.add_argument("--resume-weights", type=pathlib.Path, default=None,
+                    help="a denoiser.weights.pt to start from when OUT holds no denoiser.ckpt")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = ap.parse_args()
 
@@ -77,6 +87,7 @@ def main():
     device, device_name = prepare_device(args.device)
     args.out.mkdir(parents=True, exist_ok=True)
     ckpt_path = args.out / "denoiser.ckpt"
+    weights_path = args.out / "denoiser.weights.pt"
 
     train, held = load_crops(args.data, args.manifest)
     print(f"crops: {train.shape[0]} training, {held.shape[0]} held out; device {device} ({device_name}); "
@@ -90,15 +101,25 @@ def main():
     gen = torch.Generator(device=device)
     gen.manual_seed(SEED)
     step, history, ckpt = resume(ckpt_path, model, opt, gen, device)
+    rewarm_from = None
+    if ckpt is None and args.resume_weights is not None:
+        ckpt = torch.load(args.resume_weights, map_location=device, weights_only=False)
+        model.load_state_dict(ckpt["model"])
+        gen.set_state(ckpt["generator"].cpu())
+        step, history, rewarm_from = ckpt["step"], ckpt["history"], ckpt["step"]
+        print(f"resumed at step {step} from {args.resume_weights} (fresh optimiser moments, "
+              f"{REWARM} steps of re-warming)", flush=True)
     if ckpt and ckpt.get("noise_net_sha256") != noise_map.sha256:
         sys.exit(f"{ckpt_path} was trained with another noise-map network ({ckpt.get('noise_net_sha256')})")
 
     def save():
-        tmp = ckpt_path.with_suffix(".tmp")
-        torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "generator": gen.get_state(),
-                    "step": step, "history": history, "args": {k: str(v) for k, v in vars(args).items()},
-                    "seed": SEED, "device": device_name, "noise_net_sha256": noise_map.sha256}, tmp)
-        os.replace(tmp, ckpt_path)
+        state = {"model": model.state_dict(), "generator": gen.get_state(),
+                 "step": step, "history": history, "args": {k: str(v) for k, v in vars(args).items()},
+                 "seed": SEED, "device": device_name, "noise_net_sha256": noise_map.sha256}
+        for path, extra in ((ckpt_path, {"optimizer": opt.state_dict()}), (weights_path, {})):
+            tmp = path.with_suffix(".tmp")
+            torch.save({**state, **extra}, tmp)
+            os.replace(tmp, path)
         with open(args.out / "loss_curve.csv", "w") as f:
             f.write("step,train_l1,val_l1," + ",".join(f"val_psnr_{k}" for k in KINDS) + ",lr,seconds\n")
             for h in history:
@@ -109,6 +130,8 @@ def main():
     running, count, t0 = 0.0, 0, time.time()
     while step < args.steps:
         lr = learning_rate(step, args.steps, peak=args.lr, warmup=500)
+        if rewarm_from is not None:
+            lr *= min(1.0, (step - rewarm_from + 1) / REWARM)
         for group in opt.param_groups:
             group["lr"] = lr
         noisy, ref, nmap, _ = denoise_batch.make_batch(train, args.batch, gen, noise_map)
