@@ -13,7 +13,8 @@
 // dimensions, or of partly transparent members, is nearly singular: step 1
 // divides by the noisy covariance, as IPOL's implementation does). The
 // reference estimates, per sample, how far that can move it (condition
-// number x dimension x 2^-24 x the correction, from the Cholesky factor's
+// number x dimension x 2^-24 x (the correction + the members' mean, whose
+// rounding centring leaves in every deviation), from the Cholesky factor's
 // diagonal), capped at 0.025 code values (kMaxRoundingBound says why); a
 // sample may differ by kTolerance plus kBoundFactor times that. Hard decisions: the group search
 // keeps the K nearest patches and the flat test compares a variance with a
@@ -161,14 +162,14 @@ TEST(NlBayesCpu, MatchesReferenceCorrelatedNoise) {
   EW_SEEDED_RNG(rng);
   Tally tally;
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (int channels : {1, 3, 4}) {
+  for (const auto& [channels, scales] : kCorrelatedNoiseCases) {
     const ImageShape shape{27, 21, channels};
     NlBayesParameters n;
     n.sigma_n = 10.0f;
     n.patch_size = 3;
     n.group_size = 20;
     n.search_radius = 3;
-    n.scales = channels == 4 ? 2 : 1;
+    n.scales = scales;
     std::unique_ptr<NlbPlan> plan = plan_of(nlbayes_spec(n), shape);
     set_exponential_correlation(*plan, [&](int, int) { return 0.2 + 0.5 * unit(rng); });
     SCOPED_TRACE(describe(n, shape) + ", correlated noise");

@@ -159,14 +159,14 @@ TEST(CudaNlBayes, MatchesReferenceCorrelatedNoise) {
   EW_SEEDED_RNG(rng);
   Tally tally;
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (int channels : {1, 3, 4}) {
+  for (const auto& [channels, scales] : kCorrelatedNoiseCases) {
     const ImageShape shape{27, 21, channels};
     NlBayesParameters n;
     n.sigma_n = 10.0f;
     n.patch_size = 3;
     n.group_size = 20;
     n.search_radius = 3;
-    n.scales = channels == 4 ? 2 : 1;
+    n.scales = scales;
     std::unique_ptr<NlbPlan> plan = plan_of(nlbayes_spec(n), shape);
     set_exponential_correlation(*plan, [&](int, int) { return 0.2 + 0.5 * unit(rng); });
     SCOPED_TRACE(describe(n, shape) + ", correlated noise");

@@ -316,6 +316,11 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
               }
             std::vector<double> solved = centred;
             const double condition = solve(cov, n, solved, count, noise_covariance(c, 0, 0));
+            // Centring rounds each deviation by about its mean's magnitude x
+            // 2^-24 whatever the deviation's own size: the solve amplifies
+            // that absolute error as it does the correction's relative one.
+            double centring = 0.0;
+            for (const double v : mean) centring = std::max(centring, std::fabs(v));
             for (int m = 0; m < count; ++m)
               for (int i = 0; i < n; ++i) {
                 double correction = 0.0;
@@ -323,8 +328,8 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
                   correction += noise_covariance(c, i, j) * solved[size_t(m) * size_t(n) + size_t(j)];
                 estimate[size_t(c)][size_t(m) * size_t(n) + size_t(i)] =
                     P[size_t(m) * size_t(n) + size_t(i)] - correction;
-                member_bound[size_t(m)] =
-                    std::max(member_bound[size_t(m)], condition * n * rounding * std::fabs(correction));
+                member_bound[size_t(m)] = std::max(member_bound[size_t(m)],
+                                                   condition * n * rounding * (std::fabs(correction) + centring));
               }
           }
       } else if (!all_flat) {
@@ -366,14 +371,16 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
         double noise_diagonal = 0.0;
         for (int c = 0; c < channels; ++c) noise_diagonal += noise_covariance(c, 0, 0) / channels;
         const double condition = solve(system, dim, solved, count, noise_diagonal);
+        double centring = 0.0;  // as in step 1
+        for (const double v : noisy_mean) centring = std::max(centring, std::fabs(v));
         for (int m = 0; m < count; ++m)
           for (int i = 0; i < dim; ++i) {
             const int c = i / n;
             double correction = 0.0;
             for (int j = c * n; j < (c + 1) * n; ++j)
               correction += noise_covariance(c, i % n, j % n) * solved[size_t(m) * size_t(dim) + size_t(j)];
-            member_bound[size_t(m)] =
-                std::max(member_bound[size_t(m)], condition * dim * rounding * std::fabs(correction));
+            member_bound[size_t(m)] = std::max(member_bound[size_t(m)],
+                                               condition * dim * rounding * (std::fabs(correction) + centring));
             estimate[size_t(c)][size_t(m) * size_t(n) + size_t(i % n)] =
                 noisy_patches[size_t(c)][size_t(m) * size_t(n) + size_t(i % n)] - correction;
           }
