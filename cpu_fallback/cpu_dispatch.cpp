@@ -11,76 +11,39 @@
 
 namespace edgewise::cpu {
 
-namespace {
-
-// The instruction set comes from core (cpu_isa.h), which the noise
-// network's forward pass reads too.
-using Isa = edgewise::CpuIsa;
-Isa detect() { return cpu_isa(); }
-
-}  // namespace
-
-const char* instruction_set() { return cpu_isa_name(detect()); }
-
-RowFunction select_row_function(const BilateralParams& params) {
-  switch (detect()) {
-    case Isa::avx512:
-      return avx512::select(params);
-    case Isa::avx2:
-      return avx2::select(params);
-    default:
-      return generic::select(params);
+// The one instruction-set switch: returns CALL from the namespace of the
+// machine's instruction set (core's cpu_isa(), which the noise network's
+// forward pass reads too). A kernel family adds its entry to each of the
+// namespaces generic, avx2 and avx512 and one function here.
+#define EW_FOR_MACHINE_ISA(CALL)   \
+  switch (cpu_isa()) {             \
+    case CpuIsa::avx512:           \
+      return avx512::CALL;         \
+    case CpuIsa::avx2:             \
+      return avx2::CALL;           \
+    default:                       \
+      return generic::CALL;        \
   }
-}
 
-NlmTileFunction select_nlm_tile_function(const NlmParams& params) {
-  switch (detect()) {
-    case Isa::avx512:
-      return avx512::select_nlm(params);
-    case Isa::avx2:
-      return avx2::select_nlm(params);
-    default:
-      return generic::select_nlm(params);
-  }
-}
+const char* instruction_set() { return cpu_isa_name(cpu_isa()); }
 
-NlbRowFunction select_nlbayes_row_function() {
-  switch (detect()) {
-    case Isa::avx512:
-      return avx512::select_nlbayes();
-    case Isa::avx2:
-      return avx2::select_nlbayes();
-    default:
-      return generic::select_nlbayes();
-  }
-}
+RowFunction select_row_function(const BilateralParams& params) { EW_FOR_MACHINE_ISA(select(params)) }
 
+NlmTileFunction select_nlm_tile_function(const NlmParams& params) { EW_FOR_MACHINE_ISA(select_nlm(params)) }
+
+NlbRowFunction select_nlbayes_row_function() { EW_FOR_MACHINE_ISA(select_nlbayes()) }
+
+// The tables of row functions: chosen once.
 const ColorRows& color_rows() {
-  static const ColorRows rows = [] {
-    switch (detect()) {
-      case Isa::avx512:
-        return avx512::color_rows();
-      case Isa::avx2:
-        return avx2::color_rows();
-      default:
-        return generic::color_rows();
-    }
-  }();
+  static const ColorRows rows = []() -> ColorRows { EW_FOR_MACHINE_ISA(color_rows()) }();
   return rows;
 }
 
 const SampleRows& sample_rows() {
-  static const SampleRows rows = [] {
-    switch (detect()) {
-      case Isa::avx512:
-        return avx512::sample_rows();
-      case Isa::avx2:
-        return avx2::sample_rows();
-      default:
-        return generic::sample_rows();
-    }
-  }();
+  static const SampleRows rows = []() -> SampleRows { EW_FOR_MACHINE_ISA(sample_rows()) }();
   return rows;
 }
+
+#undef EW_FOR_MACHINE_ISA
 
 }  // namespace edgewise::cpu
