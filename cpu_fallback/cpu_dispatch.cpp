@@ -6,6 +6,7 @@
 #include "color_rows.h"
 #include "cpu_isa.h"
 #include "cpu_sample_rows.h"
+#include "fourier_cpu.h"
 #include "nlbayes_cpu.h"
 #include "nlm_cpu.h"
 
@@ -32,6 +33,8 @@ RowFunction select_row_function(const BilateralParams& params) { EW_FOR_MACHINE_
 NlmTileFunction select_nlm_tile_function(const NlmParams& params) { EW_FOR_MACHINE_ISA(select_nlm(params)) }
 
 NlbRowFunction select_nlbayes_row_function() { EW_FOR_MACHINE_ISA(select_nlbayes()) }
+
+FourierPasses select_fourier_passes() { EW_FOR_MACHINE_ISA(fourier_passes()) }
 
 // The tables of row functions: chosen once.
 const ColorRows& color_rows() {

@@ -50,13 +50,6 @@ std::vector<float> fourier_pole_powers(const FourierParams& p) {
   return powers;
 }
 
-FourierPasses select_fourier_passes() {
-  const std::string isa = instruction_set();
-  if (isa == "avx512") return avx512::fourier_passes();
-  if (isa == "avx2") return avx2::fourier_passes();
-  return generic::fourier_passes();
-}
-
 namespace {
 
 // The channel's N terms in passes of at most kFourierGroupTerms, as even as
