@@ -1,7 +1,3 @@
-#include <algorithm>
-#include <cstdlib>
-#include <cstring>
-
 #include "bilateral_cpu.h"
 #include "color_rows.h"
 #include "cpu_isa.h"

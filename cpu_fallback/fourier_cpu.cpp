@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <complex>
 #include <cstring>
-#include <string>
 #include <vector>
 
 #include "color_rows.h"

@@ -28,14 +28,12 @@ import numpy as np
 from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nlbayes_texture import PHOTOS, psnr  # noqa: E402
+from nlbayes_texture import PHOTOS, psnr, white_noisy  # noqa: E402
 
 
 def noisy_versions(clean, sigma):
     """(noise name, noisy uint8, deviation given to the methods told the noise)"""
-    rng = np.random.default_rng(1000 + sigma)
-    white = np.clip(np.round(clean + rng.normal(0, sigma, clean.shape)), 0, 255).astype(np.uint8)
-    yield f"white {sigma}", white, float(sigma)
+    yield f"white {sigma}", white_noisy(clean, sigma), float(sigma)
     rng = np.random.default_rng(2000 + sigma)
     x = clean.astype(np.float64)
     std = np.sqrt(sigma / 10.0 * x + (sigma / 2.0) ** 2)

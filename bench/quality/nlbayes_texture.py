@@ -41,6 +41,12 @@ def psnr(a, b):
     return 10 * np.log10(255.0 ** 2 / np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2))
 
 
+def white_noisy(clean, sigma):
+    """The photo with white noise of sigma (seed 1000 + sigma), rounded and clipped to 8 bits."""
+    rng = np.random.default_rng(1000 + sigma)
+    return np.clip(np.round(clean + rng.normal(0, sigma, clean.shape)), 0, 255).astype(np.uint8)
+
+
 def main(root, cli, sigmas, out_csv, settings):
     examples = os.path.join(root, "usr/share/doc/opencv-doc/examples")
     rows = []
@@ -48,8 +54,7 @@ def main(root, cli, sigmas, out_csv, settings):
         for name, path in PHOTOS.items():
             clean = np.asarray(Image.open(os.path.join(examples, path)).convert("RGB"))
             for sigma in sigmas:
-                rng = np.random.default_rng(1000 + sigma)
-                noisy = np.clip(np.round(clean + rng.normal(0, sigma, clean.shape)), 0, 255).astype(np.uint8)
+                noisy = white_noisy(clean, sigma)
                 noisy_path = os.path.join(tmp, "noisy.png")
                 Image.fromarray(noisy).save(noisy_path)
                 peer = bm3d.bm3d_rgb(noisy.astype(np.float64) / 255, sigma / 255)
