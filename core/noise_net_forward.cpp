@@ -131,35 +131,40 @@ EW_NN_INLINE void conv_channels(const ConvArgs& a, int c0) {
   conv_rows<Vec, V, Wide>(a, c0);
 }
 
-// The output channels in ranges of at most `most` vectors, as even as can be.
-template <int most, class Run>
-EW_NN_INLINE void by_channel_ranges(int vectors, Run run) {
-  const int ranges = (vectors + most - 1) / most;
-  for (int r = 0, first = 0; r < ranges; ++r) {
-    const int count = (vectors - first) / (ranges - r);
-    run(first, count);
-    first += count;
-  }
-}
+// The output channels in ranges of at most `most` vectors, as even as can
+// be, smallest first, looped over in each kernel entry itself. Not through
+// a lambda: its body is a function of its own without the entry's target
+// attributes, which a compiler that does not inline it builds for baseline
+// x86-64 (no FMA, vectors in halves): GCC 12 here inlined it, GCC 13.3 on
+// the device gave AVX2 and AVX-512 different bits
+// (NoiseNetForward.FmaInstructionSetsAgreeToTheBit).
+int range_count(int vectors, int most) { return (vectors + most - 1) / most; }
+// The size of the next range after `first` vectors, with `left` ranges to go.
+int range_size(int vectors, int first, int left) { return (vectors - first) / left; }
 
 typedef float Vec4 __attribute__((vector_size(16)));
 
 // Baseline x86-64 (SSE2, no FMA), or any other processor's vectors.
 void conv_generic(const ConvArgs& a) {
   // At most 8 accumulators, the weights and a broadcast in 16 registers.
-  by_channel_ranges<4>(a.out_stride / 4, [&](int first, int count) {
+  const int vectors = a.out_stride / 4, ranges = range_count(vectors, 4);
+  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
     const int c0 = first * 4;
+    count = range_size(vectors, first, ranges - r);
     switch (count) {
       case 4:
-        return conv_channels<Vec4, 4, 2, 2>(a, c0);
+        conv_channels<Vec4, 4, 2, 2>(a, c0);
+        break;
       case 3:
-        return conv_channels<Vec4, 3, 3, 2>(a, c0);
+        conv_channels<Vec4, 3, 3, 2>(a, c0);
+        break;
       case 2:
-        return conv_channels<Vec4, 2, 4, 2>(a, c0);
+        conv_channels<Vec4, 2, 4, 2>(a, c0);
+        break;
       default:
-        return conv_channels<Vec4, 1, 8, 4>(a, c0);
+        conv_channels<Vec4, 1, 8, 4>(a, c0);
     }
-  });
+  }
 }
 
 #if defined(__x86_64__)
@@ -168,28 +173,43 @@ typedef float Vec16 __attribute__((vector_size(64)));
 
 // 16 registers of 8 floats: at most 12 accumulators, the weights, a broadcast.
 EW_NN_TARGET("avx2,fma") void conv_avx2(const ConvArgs& a) {
-  by_channel_ranges<3>(a.out_stride / 8, [&](int first, int count) {
-    if (count == 3) return conv_channels<Vec8, 3, 4, 2>(a, first * 8);
-    if (count == 2) return conv_channels<Vec8, 2, 6, 4>(a, first * 8);
-    return conv_channels<Vec8, 1, 8, 4>(a, first * 8);
-  });
+  const int vectors = a.out_stride / 8, ranges = range_count(vectors, 3);
+  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
+    const int c0 = first * 8;
+    count = range_size(vectors, first, ranges - r);
+    switch (count) {
+      case 3:
+        conv_channels<Vec8, 3, 4, 2>(a, c0);
+        break;
+      case 2:
+        conv_channels<Vec8, 2, 6, 4>(a, c0);
+        break;
+      default:
+        conv_channels<Vec8, 1, 8, 4>(a, c0);
+    }
+  }
 }
 
 // 32 registers of 16 floats: at most 24 accumulators.
 EW_NN_TARGET("avx512f") void conv_avx512(const ConvArgs& a) {
-  by_channel_ranges<4>(a.out_stride / 16, [&](int first, int count) {
+  const int vectors = a.out_stride / 16, ranges = range_count(vectors, 4);
+  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
     const int c0 = first * 16;
+    count = range_size(vectors, first, ranges - r);
     switch (count) {
       case 4:
-        return conv_channels<Vec16, 4, 4, 4>(a, c0);
+        conv_channels<Vec16, 4, 4, 4>(a, c0);
+        break;
       case 3:
-        return conv_channels<Vec16, 3, 8, 4>(a, c0);
+        conv_channels<Vec16, 3, 8, 4>(a, c0);
+        break;
       case 2:
-        return conv_channels<Vec16, 2, 8, 8>(a, c0);
+        conv_channels<Vec16, 2, 8, 8>(a, c0);
+        break;
       default:
-        return conv_channels<Vec16, 1, 8, 8>(a, c0);
+        conv_channels<Vec16, 1, 8, 8>(a, c0);
     }
-  });
+  }
 }
 #endif
 
