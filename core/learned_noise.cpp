@@ -4,15 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <mutex>
 #include <numeric>
 
+#include "model_files.h"
 #include "noise_spectrum.h"
-
-#ifndef EDGEWISE_MODEL_DIRS
-#define EDGEWISE_MODEL_DIRS ""
-#endif
 
 namespace edgewise {
 
@@ -23,47 +18,14 @@ constexpr const char* kPlaneNames[6] = {"R", "G", "B", "Y", "C1", "C2"};
 constexpr int kScalesRead = 3;  // the network's outputs per plane: boxes of 1, 2 and 4 px
 constexpr int kBins = 8;
 
-bool readable(const std::string& path) {
-  FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) return false;
-  std::fclose(file);
-  return true;
-}
-
-// The folders searched for the shipped file, in order (EDGEWISE_MODEL_DIRS:
-// the install prefix's data folder, Debian's, then the source tree's).
-std::vector<std::string> model_dirs() {
-  std::vector<std::string> dirs;
-  std::string list = EDGEWISE_MODEL_DIRS;
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t end = std::min(list.find(':', start), list.size());
-    if (end > start) dirs.push_back(list.substr(start, end - start));
-    start = end + 1;
-  }
-  return dirs;
-}
-
 ShippedNoiseNet load_shipped() {
   ShippedNoiseNet shipped;
-  const char* chosen = std::getenv("EDGEWISE_NOISE_NET");
-  if (chosen && *chosen) {
-    if (std::string(chosen) == "none") {
-      shipped.problem = "the learned reading is off (EDGEWISE_NOISE_NET=none)";
-      return shipped;
-    }
-    shipped.path = chosen;
-  } else {
-    for (const std::string& dir : model_dirs())
-      if (readable(dir + "/" + kShippedFile)) {
-        shipped.path = dir + "/" + kShippedFile;
-        break;
-      }
-    if (shipped.path.empty()) {
-      shipped.problem = std::string("the noise network ") + kShippedFile + " is not installed (looked in " +
-                        std::string(EDGEWISE_MODEL_DIRS) + ")";
-      return shipped;
-    }
+  const ModelLocation location =
+      find_shipped_model("EDGEWISE_NOISE_NET", kShippedFile, "the noise network", "the learned reading");
+  shipped.path = location.path;
+  if (shipped.path.empty()) {
+    shipped.problem = location.problem;
+    return shipped;
   }
   try {
     NoiseNet net = load_noise_net(shipped.path);
