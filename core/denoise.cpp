@@ -68,6 +68,8 @@ double channel_factor(const NoiseEstimate& noise, int c, double intensity, const
 NoiseEstimate scaled_noise(const NoiseEstimate& noise, double strength, double luminance, double colour) {
   NoiseEstimate scaled = noise;
   const double multiplier[3] = {strength * luminance, strength * colour, strength * colour};
+  scaled.luminance_multiplier *= multiplier[0];
+  scaled.colour_multiplier *= multiplier[1];
   for (size_t k = 0; k < scaled.opponent.size() && k < 3; ++k) scale_channel(scaled.opponent[k], multiplier[k]);
   if (scaled.channels.size() != 3) {
     for (ChannelNoise& channel : scaled.channels) scale_channel(channel, multiplier[0]);

@@ -155,9 +155,11 @@ Resolved with_noise(const FilterSpec& spec, const RunOptions& options, RunReport
   return resolved;
 }
 
-// The report's auto values, with what the planner chose from the noise.
-void note_plan_choices(RunReport& report, const Plan& plan) {
+// The report's auto values, with what the planner chose from the noise,
+// and its line for the user.
+void note_plan_choices(RunReport& report, const Plan& plan, const RunOptions& options) {
   if (!plan.auto_choices.empty()) report.auto_values += (report.auto_values.empty() ? "" : ", ") + plan.auto_choices;
+  if (!plan.notice.empty() && options.notice) options.notice(plan.notice);
 }
 
 }  // namespace
@@ -169,7 +171,7 @@ RunReport run_filter(const FilterSpec& spec, const ImageShape& shape, PixelSourc
   PlanRequest request;
   resolved.fill(request);
   const std::unique_ptr<Plan> plan = make_plan(resolved.spec, shape, request);
-  note_plan_choices(noted, *plan);
+  note_plan_choices(noted, *plan, options);
   RunReport report = run_with_fallback(*plan, options, [&](Backend& backend) {
     StreamInput input(source, shape);
     StreamOutput output(sink, shape);
@@ -201,7 +203,7 @@ RunReport run_filter(const FilterSpec& spec, const ImageBuffer& in, const ImageB
                                   std::to_string(expected.channels) + " channels the input's size");
   }
   const std::unique_ptr<Plan> plan = make_plan(resolved.spec, in.shape, request);
-  note_plan_choices(noted, *plan);
+  note_plan_choices(noted, *plan, options);
   // A run in place at auto keeps the input to measure the change against.
   std::vector<unsigned char> in_copy;
   if (!resolved.auto_flags.empty() && overlap(in, out)) {

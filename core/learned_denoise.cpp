@@ -3,8 +3,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
+#include <string>
+
+#include "learned_noise.h"
 
 namespace edgewise {
 
@@ -50,15 +54,32 @@ int mirrored(int i, int side) {
   return i < side ? i : period - i;
 }
 
-std::vector<float> noise_map_cells(const NoiseNet& net, const float* rgb, int width, int height, int threads,
-                                   NoiseNetIsa isa) {
-  const int t = net.tile, pw = padded_side(width, t), ph = padded_side(height, t);
-  const int tiles_x = pw / t, tiles_y = ph / t, per_side = t / net.cell;
+namespace {
+
+// Where image row `py` of the extension by mirroring is in `rows`.
+const float* padded_row(const RgbRows& rows, int py, int height) {
+  const int y = mirrored(py, height);
+  if (y < rows.first_row || y >= rows.first_row + rows.rows)
+    throw std::logic_error("learned_denoise_rows: image row " + std::to_string(y) + " is needed and not given (rows " +
+                           std::to_string(rows.first_row) + " to " + std::to_string(rows.first_row + rows.rows - 1) +
+                           ")");
+  return rows.row(y);
+}
+
+// The noise map's cells of tile rows [tile_row0, tile_row1) of the image
+// extended by mirroring to `pw` columns (a multiple of net.tile), as
+// noise_map_cells gives them (those rows' cells only).
+std::vector<float> noise_map_rows(const NoiseNet& net, const RgbRows& rows, int width, int height, int pw,
+                                  int tile_row0, int tile_row1, int threads, NoiseNetIsa isa) {
+  const int t = net.tile;
+  const int tiles_x = pw / t, tiles_y = tile_row1 - tile_row0, per_side = t / net.cell;
   const int cells_x = pw / net.cell;
-  std::vector<float> cells(size_t(pw / net.cell) * size_t(ph / net.cell) * size_t(net.outputs));
-  if (threads <= 0) threads = omp_get_max_threads();
+  std::vector<float> cells(size_t(cells_x) * size_t(tiles_y * per_side) * size_t(net.outputs));
   std::vector<NoiseNetScratch> scratch(static_cast<size_t>(threads));
   for (NoiseNetScratch& s : scratch) s.isa = isa;
+  // Rows are looked up before the parallel loop: a missing one throws here.
+  std::vector<const float*> tile_rows(size_t(tiles_y) * t);
+  for (int y = 0; y < tiles_y * t; ++y) tile_rows[size_t(y)] = padded_row(rows, tile_row0 * t + y, height);
 #pragma omp parallel num_threads(threads)
   {
     std::vector<float> tile(size_t(t) * size_t(t) * 3), out(size_t(per_side) * per_side * size_t(net.outputs));
@@ -66,7 +87,7 @@ std::vector<float> noise_map_cells(const NoiseNet& net, const float* rgb, int wi
     for (int k = 0; k < tiles_x * tiles_y; ++k) {
       const int tx = k % tiles_x, ty = k / tiles_x;
       for (int y = 0; y < t; ++y) {
-        const float* row = rgb + size_t(mirrored(ty * t + y, height)) * size_t(width) * 3;
+        const float* row = tile_rows[size_t(ty * t + y)];
         for (int x = 0; x < t; ++x)
           for (int c = 0; c < 3; ++c) tile[(size_t(y) * t + x) * 3 + c] = row[size_t(mirrored(tx * t + x, width)) * 3 + c];
       }
@@ -79,28 +100,105 @@ std::vector<float> noise_map_cells(const NoiseNet& net, const float* rgb, int wi
   return cells;
 }
 
+// PyTorch's bilinear interpolate (align_corners false) from cells to
+// half-resolution pixels: source = (destination + 0.5) / per_cell - 0.5,
+// held at 0 and at the last cell.
+void map_taps(double per_cell, int i, int count, int& i0, int& i1, float& l1) {
+  const float source = std::max(0.0f, float((double(i) + 0.5) / per_cell - 0.5));
+  i0 = std::min(int(source), count - 1);
+  i1 = std::min(i0 + 1, count - 1);
+  l1 = source - float(i0);
+}
+
+int align_down(int v, int a) { return v >= 0 ? v / a * a : -((-v + a - 1) / a * a); }
+int align_up(int v, int a) { return (v + a - 1) / a * a; }
+
+void check_nets(const DenoiseNet& d, const NoiseNet* noise_net, bool given) {
+  if (!noise_net) {
+    if (!given) throw std::invalid_argument("learned_denoise_rows: no noise network to read the noise map with");
+    return;
+  }
+  if (!given && d.noise_net_sha256 != noise_net->sha256_hex)
+    throw NoiseNetError("the learned denoiser was trained on the map of noise network " +
+                        d.noise_net_sha256.substr(0, 12) + ", not of " + noise_net->sha256_hex.substr(0, 12));
+  if (d.map_channels != noise_net->outputs || d.map_cell != noise_net->cell)
+    throw NoiseNetError("the learned denoiser reads a map of " + std::to_string(d.map_channels) + " channels a " +
+                        std::to_string(d.map_cell) + " px cell, the noise network gives " +
+                        std::to_string(noise_net->outputs) + " a " + std::to_string(noise_net->cell));
+  if (kLearnedExtension % noise_net->tile != 0)
+    throw NoiseNetError("the noise network's tiles (" + std::to_string(noise_net->tile) + " px) do not divide " +
+                        std::to_string(kLearnedExtension) + " px");
+}
+
+// The image is extended to multiples of this: whole noise tiles, which the
+// denoiser's alignment divides.
+int extension(const DenoiseNet& d) { return std::max(kLearnedExtension, d.align); }
+
+}  // namespace
+
+void scale_map_cells(std::vector<float>& cells, int n, double luminance, double colour) {
+  if (luminance == 1.0 && colour == 1.0) return;
+  if (n != kNoiseMapOutputs) throw NoiseNetError("the learned denoiser's map is not the noise map Luminance and Colour scale");
+  const double a2 = std::pow(std::max(luminance, 1e-3), 2), b2 = std::pow(std::max(colour, 1e-3), 2);
+  constexpr double kMix[3][3] = {{1.0 / 3, 1.0 / 2, 1.0 / 6}, {1.0 / 3, 0.0, 4.0 / 6}, {1.0 / 3, 1.0 / 2, 1.0 / 6}};
+  constexpr int kBoxes = kNoiseMapOutputs / 6;  // planes R G B Y C1 C2, each at kBoxes box sizes
+  for (size_t at = 0; at + size_t(n) <= cells.size(); at += size_t(n)) {
+    float* cell = &cells[at];
+    for (int s = 0; s < kBoxes; ++s) {
+      const double v[3] = {std::exp(double(cell[3 * kBoxes + s])), std::exp(double(cell[4 * kBoxes + s])),
+                           std::exp(double(cell[5 * kBoxes + s]))};
+      for (int p = 0; p < 3; ++p) {
+        const double* m = kMix[p];
+        const double before = m[0] * v[0] + m[1] * v[1] + m[2] * v[2];
+        const double after = m[0] * a2 * v[0] + (m[1] * v[1] + m[2] * v[2]) * b2;
+        cell[p * kBoxes + s] += float(std::log(after / before));
+      }
+      cell[3 * kBoxes + s] += float(std::log(a2));
+      cell[4 * kBoxes + s] += float(std::log(b2));
+      cell[5 * kBoxes + s] += float(std::log(b2));
+    }
+  }
+}
+
+std::vector<float> noise_map_cells(const NoiseNet& net, const float* rgb, int width, int height, int threads,
+                                   NoiseNetIsa isa) {
+  if (threads <= 0) threads = omp_get_max_threads();
+  const RgbRows rows{rgb, width, 0, height};
+  return noise_map_rows(net, rows, width, height, padded_side(width, net.tile), 0,
+                        padded_side(height, net.tile) / net.tile, threads, isa);
+}
+
+int learned_reach(const DenoiseNet& d) {
+  // A band's tiles start up to align - 1 rows further out; the map reads a
+  // cell beyond the rows it covers, and that cell's noise tile (at most
+  // the extension's multiple; check_nets) another tile beyond.
+  return denoise_net_reach(d) + d.align + extension(d) + 2 * d.map_cell;
+}
+
+int learned_grid(const DenoiseNet& d) { return extension(d); }
+
 void map_input(const DenoiseNet& d, const std::vector<float>& cells, int cells_x, int cells_y, float shift, int x0,
                int y0, int w, int h, float* out) {
+  map_input(d, cells.data(), 0, cells_x, cells_y, shift, x0, y0, w, h, out);
+}
+
+void map_input(const DenoiseNet& d, const float* cells, int first_cell_row, int cells_x, int cells_y, float shift,
+               int x0, int y0, int w, int h, float* out) {
   const int n = d.map_channels;
   // Half-resolution pixels a cell: 8 px cells seen at 1/2 give 4.
   const double per_cell = double(d.map_cell) / double(d.map_resolution);
   const float offset = float(d.map_offset), scale = float(d.map_scale);
-  // PyTorch: source = (destination + 0.5) / per_cell - 0.5, held at 0.
-  auto taps = [&](int i, int count, int& i0, int& i1, float& l1) {
-    const float source = std::max(0.0f, float((double(i) + 0.5) / per_cell - 0.5));
-    i0 = std::min(int(source), count - 1);
-    i1 = std::min(i0 + 1, count - 1);
-    l1 = source - float(i0);
+  auto at = [&](int cx, int cy, int c) {
+    return (cells[(size_t(cy - first_cell_row) * cells_x + cx) * size_t(n) + c] + shift - offset) * scale;
   };
-  auto at = [&](int cx, int cy, int c) { return (cells[(size_t(cy) * cells_x + cx) * size_t(n) + c] + shift - offset) * scale; };
   for (int y = 0; y < h; ++y) {
     int y_0, y_1;
     float ly;
-    taps(y0 + y, cells_y, y_0, y_1, ly);
+    map_taps(per_cell, y0 + y, cells_y, y_0, y_1, ly);
     for (int x = 0; x < w; ++x) {
       int x_0, x_1;
       float lx;
-      taps(x0 + x, cells_x, x_0, x_1, lx);
+      map_taps(per_cell, x0 + x, cells_x, x_0, x_1, lx);
       float* o = out + (size_t(y) * w + x) * size_t(n);
       for (int c = 0; c < n; ++c)
         o[c] = (1 - ly) * ((1 - lx) * at(x_0, y_0, c) + lx * at(x_1, y_0, c)) +
@@ -109,66 +207,98 @@ void map_input(const DenoiseNet& d, const std::vector<float>& cells, int cells_x
   }
 }
 
-void learned_denoise_rgb(const DenoiseNet& d, const NoiseNet& noise_net, const float* rgb, int width, int height,
-                         float* out, const LearnedDenoiseOptions& options) {
-  if (width < 1 || height < 1) throw std::invalid_argument("learned_denoise_rgb: an image without pixels");
+void learned_denoise_rows(const DenoiseNet& d, const NoiseNet* noise_net, const RgbRows& rows, int width, int height,
+                          int y0, int y1, float* out, const LearnedDenoiseOptions& options) {
+  if (width < 1 || height < 1) throw std::invalid_argument("learned_denoise_rows: an image without pixels");
+  if (y0 < 0 || y1 > height || y0 >= y1) throw std::invalid_argument("learned_denoise_rows: no rows of the image");
   const bool given = options.sigma > 0;
-  if (!given && d.noise_net_sha256 != noise_net.sha256_hex)
-    throw NoiseNetError("the learned denoiser was trained on the map of noise network " +
-                        d.noise_net_sha256.substr(0, 12) + ", not of " + noise_net.sha256_hex.substr(0, 12));
-  if (d.map_channels != noise_net.outputs || d.map_cell != noise_net.cell)
-    throw NoiseNetError("the learned denoiser reads a map of " + std::to_string(d.map_channels) + " channels a " +
-                        std::to_string(d.map_cell) + " px cell, the noise network gives " +
-                        std::to_string(noise_net.outputs) + " a " + std::to_string(noise_net.cell));
+  check_nets(d, noise_net, given);
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-  // The padded image: the noise network's tiles, which the denoiser's alignment divides.
-  const int multiple = std::max(noise_net.tile, d.align);
-  if (multiple % d.align != 0 || multiple % noise_net.tile != 0)
-    throw NoiseNetError("the noise network's tiles and the denoiser's alignment do not nest");
-  const int pw = padded_side(width, multiple), ph = padded_side(height, multiple);
+  if (extension(d) % d.align != 0) throw NoiseNetError("the learned denoiser's alignment does not divide its extension");
+  const int pw = padded_side(width, extension(d)), ph = padded_side(height, extension(d));
   const int cells_x = pw / d.map_cell, cells_y = ph / d.map_cell;
+  const int reach = denoise_net_reach(d), r = d.map_resolution, a = d.align;
+  // The denoiser's tiles: cores of about options.tile over rows [y0, y1)
+  // (rows split evenly, so a band's last core is not a sliver), each read
+  // with `reach` around it from an aligned start (zeros beyond the extended
+  // image, as training padded).
+  const int core_x = std::max(a, padded_side(options.tile, a));
+  const int parts_y = std::max(1, (y1 - y0 + core_x - 1) / core_x);
+  const int core_y = (y1 - y0 + parts_y - 1) / parts_y;
+  const int tiles_x = (width + core_x - 1) / core_x;
+  const int top = std::max(0, align_down(y0 - reach, a)), bottom = std::min(ph, align_up(y1 + reach, a));
+
+  // The map's cells those tiles read: the noise network's on whole tile
+  // rows, or white noise's.
+  const double per_cell = double(d.map_cell) / double(r);
+  int c0, c1, unused_i;
+  float unused_l;
+  map_taps(per_cell, top / r, cells_y, c0, unused_i, unused_l);
+  map_taps(per_cell, bottom / r - 1, cells_y, unused_i, c1, unused_l);
+  ++c1;
   std::vector<float> cells;
+  int first_cell_row = c0;
   if (given) {
     const std::vector<float> one = white_noise_cells(options.sigma);
-    cells.reserve(size_t(cells_x) * cells_y * one.size());
-    for (int k = 0; k < cells_x * cells_y; ++k) cells.insert(cells.end(), one.begin(), one.end());
+    cells.reserve(size_t(cells_x) * size_t(c1 - c0) * one.size());
+    for (int k = 0; k < cells_x * (c1 - c0); ++k) cells.insert(cells.end(), one.begin(), one.end());
   } else {
-    cells = noise_map_cells(noise_net, rgb, width, height, threads, options.isa);
+    const int per_side = noise_net->tile / d.map_cell;
+    const int tile_row0 = c0 / per_side, tile_row1 = (c1 + per_side - 1) / per_side;
+    cells = noise_map_rows(*noise_net, rows, width, height, pw, tile_row0, tile_row1, threads, options.isa);
+    first_cell_row = tile_row0 * per_side;
   }
+  scale_map_cells(cells, d.map_channels, options.luminance, options.colour);
   const float shift = float(2.0 * std::log(std::max(options.strength, 1e-3)));
 
-  const int core = std::max(d.align, padded_side(options.tile, d.align));
-  const int reach = denoise_net_reach(d), r = d.map_resolution;
-  // Cores over the image's own pixels; their surroundings reach into the extension.
-  const int tiles_x = (width + core - 1) / core, tiles_y = (height + core - 1) / core;
+  std::vector<const float*> band_rows(size_t(bottom - top));
+  for (int y = top; y < bottom; ++y) band_rows[size_t(y - top)] = padded_row(rows, y, height);
   std::vector<DenoiseNetScratch> scratch(static_cast<size_t>(threads));
   for (DenoiseNetScratch& s : scratch) s.isa = options.isa;
+  // Tiles started or skipped, for the share done; a stop skips the rest.
+  std::atomic<int> taken{0};
+  std::atomic<bool> stop{false};
+  const int tile_count = tiles_x * parts_y;
 #pragma omp parallel num_threads(threads)
   {
     std::vector<float> in, map, result;
 #pragma omp for schedule(dynamic)
-    for (int k = 0; k < tiles_x * tiles_y; ++k) {
-      const int cx0 = (k % tiles_x) * core, cy0 = (k / tiles_x) * core;
-      const int x0 = std::max(0, cx0 - reach), y0 = std::max(0, cy0 - reach);
-      const int x1 = std::min(pw, cx0 + core + reach), y1 = std::min(ph, cy0 + core + reach);
-      const int w = x1 - x0, h = y1 - y0;
+    for (int k = 0; k < tile_count; ++k) {
+      const int started = ++taken;
+      if (stop.load(std::memory_order_relaxed)) continue;
+      if (options.keep_going && omp_get_thread_num() == 0 && !options.keep_going(double(started - 1) / tile_count)) {
+        stop = true;
+        continue;
+      }
+      const int cx0 = (k % tiles_x) * core_x, cy0 = y0 + (k / tiles_x) * core_y;
+      const int cx1 = std::min(cx0 + core_x, width), cy1 = std::min(cy0 + core_y, y1);
+      const int tx0 = std::max(0, cx0 - reach), tx1 = std::min(pw, cx0 + core_x + reach);
+      const int ty0 = std::max(0, align_down(cy0 - reach, a)), ty1 = std::min(ph, align_up(cy1 + reach, a));
+      const int w = tx1 - tx0, h = ty1 - ty0;
       in.resize(size_t(w) * h * 3);
       result.resize(in.size());
       for (int y = 0; y < h; ++y) {
-        const float* row = rgb + size_t(mirrored(y0 + y, height)) * size_t(width) * 3;
+        const float* row = band_rows[size_t(ty0 + y - top)];
         for (int x = 0; x < w; ++x)
-          for (int c = 0; c < 3; ++c) in[(size_t(y) * w + x) * 3 + c] = row[size_t(mirrored(x0 + x, width)) * 3 + c];
+          for (int c = 0; c < 3; ++c) in[(size_t(y) * w + x) * 3 + c] = row[size_t(mirrored(tx0 + x, width)) * 3 + c];
       }
       map.resize(size_t(w / r) * size_t(h / r) * size_t(d.map_channels));
-      map_input(d, cells, cells_x, cells_y, shift, x0 / r, y0 / r, w / r, h / r, map.data());
+      map_input(d, cells.data(), first_cell_row, cells_x, cells_y, shift, tx0 / r, ty0 / r, w / r, h / r, map.data());
       denoise_net_forward(d, in.data(), map.data(), w, h, result.data(), scratch[size_t(omp_get_thread_num())]);
-      for (int y = cy0; y < std::min(cy0 + core, height); ++y)
-        for (int x = cx0; x < std::min(cx0 + core, width); ++x)
+      for (int y = cy0; y < cy1; ++y)
+        for (int x = cx0; x < cx1; ++x)
           for (int c = 0; c < 3; ++c)
-            out[(size_t(y) * width + x) * 3 + c] =
-                std::clamp(result[(size_t(y - y0) * w + (x - x0)) * 3 + c], 0.0f, 1.0f);
+            out[(size_t(y - y0) * width + x) * 3 + c] =
+                std::clamp(result[(size_t(y - ty0) * w + (x - tx0)) * 3 + c], 0.0f, 1.0f);
     }
   }
+}
+
+void learned_denoise_rgb(const DenoiseNet& d, const NoiseNet& noise_net, const float* rgb, int width, int height,
+                         float* out, const LearnedDenoiseOptions& options) {
+  if (width < 1 || height < 1) throw std::invalid_argument("learned_denoise_rgb: an image without pixels");
+  const RgbRows rows{rgb, width, 0, height};
+  learned_denoise_rows(d, &noise_net, rows, width, height, 0, height, out, options);
 }
 
 }  // namespace edgewise

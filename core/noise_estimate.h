@@ -154,6 +154,13 @@ struct NoiseEstimate {
   // beyond its training): what happened and which reading was used. Empty
   // when the reading needs no word.
   std::string reading_note;
+  // What the noise was multiplied by since it was read, on the luma and on
+  // the chroma (the Denoise front end's Strength times Luminance, Strength
+  // times Colour: scaled_noise in denoise.h), for a filter that reads the
+  // noise itself again (the learned denoiser's noise map) and must scale
+  // what it reads alike.
+  double luminance_multiplier = 1.0;
+  double colour_multiplier = 1.0;
   // The median over the valid colour channels: one number for a filter's
   // range parameter. 0 when none is valid.
   double sigma() const;

@@ -49,6 +49,10 @@ class Plan {
   // beyond resolve_noise's values (nlbayes: "scales 2"), for the run
   // report's auto values; "" when nothing.
   std::string auto_choices;
+  // One line for the user where the planner could not do what auto asks
+  // (the learned filter without its noise network: white noise instead of
+  // the map); the engine sends it through RunOptions::notice. "" when none.
+  std::string notice;
 
   int padded_width() const { return shape.width + 2 * pad; }
   // Floats of planar memory per band: the padded input, scratch bands, the

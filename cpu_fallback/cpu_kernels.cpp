@@ -2,6 +2,7 @@
 
 #include "bilateral_cpu.h"
 #include "fourier_cpu.h"
+#include "learned_cpu.h"
 #include "nlbayes_cpu.h"
 #include "nlm_cpu.h"
 #include "pyramid_cpu.h"
@@ -16,6 +17,7 @@ const KernelEntry kKernels[] = {
     {"fourier", fourier_own_cost, make_fourier_kernel, nullptr},
     {"pyramid", pyramid_own_cost, nullptr, make_pyramid_kernel},
     {"nlbayes", nlbayes_own_cost, make_nlbayes_kernel, nullptr, kNlbBandBytes},
+    {"learned", learned_own_cost, make_learned_kernel, nullptr, kLearnedBandBytes},
 };
 
 }  // namespace

@@ -115,7 +115,7 @@ TEST(AdaptiveSpec, ValidatorNamesTheParameter) {
   EXPECT_EQ(apply_argument(settings, "filter", "adaptive"), "");
   EXPECT_EQ(&settings.spec.filter(), &adaptive_filter());
   EXPECT_NE(apply_argument(settings, "filter", "median")
-                .find("expected bilateral, adaptive, nlm, fourier, pyramid or nlbayes"),
+                .find("expected bilateral, adaptive, nlm, fourier, pyramid, nlbayes or learned"),
             std::string::npos);
 }
 

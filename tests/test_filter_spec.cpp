@@ -17,6 +17,7 @@
 #include "filter_registry.h"
 #include "filter_spec.h"
 #include "fourier.h"
+#include "learned.h"
 #include "nlbayes.h"
 #include "nlm.h"
 #include "pyramid.h"
@@ -102,12 +103,14 @@ TEST(FilterSpec, TablesMatchTheTypedDefaults) {
   const FilterSpec fourier_structs = edgewise::fourier_spec(edgewise::FourierParameters{});
   const FilterSpec pyramid_structs = edgewise::pyramid_spec(edgewise::PyramidParameters{});
   const FilterSpec nlbayes_structs = edgewise::nlbayes_spec(edgewise::NlBayesParameters{});
+  const FilterSpec learned_structs = edgewise::learned_spec(edgewise::LearnedParameters{});
   for_each_param([&](const FilterInfo& filter, const ParamInfo& info) {
     const FilterSpec defaults(filter);
     const FilterSpec& from_structs = &filter == &edgewise::nlm_filter()       ? nlm_structs
                                      : &filter == &edgewise::fourier_filter() ? fourier_structs
                                      : &filter == &edgewise::pyramid_filter() ? pyramid_structs
                                      : &filter == &edgewise::nlbayes_filter() ? nlbayes_structs
+                                     : &filter == &edgewise::learned_filter() ? learned_structs
                                                                               : bilateral_structs;
     EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), double(float(info.default_value)));
     // A parameter that takes auto defaults to it; its typed struct starts

@@ -20,6 +20,7 @@
 
 #include "net_isas.h"
 #include "noise_net.h"
+#include "noise_net_test_support.h"
 #include "reference/noise_net_reference.h"
 #include "sha256.h"
 #include "test_support.h"
@@ -27,6 +28,7 @@
 namespace {
 
 using namespace edgewise;
+using edgewise_test::reference_layers;
 using edgewise_test::runnable_isas;
 
 std::string sha_of(const std::string& text) { return sha256_hex(sha256(text.data(), text.size())); }
@@ -96,22 +98,6 @@ NoiseNet random_network(const std::vector<Shape>& shapes, std::mt19937_64& rng, 
   }
   prepare_noise_net(net);
   return net;
-}
-
-std::vector<edgewise_reference::ConvLayer> reference_layers(const NoiseNet& net) {
-  std::vector<edgewise_reference::ConvLayer> layers;
-  for (const NoiseNetLayer& layer : net.layers) {
-    edgewise_reference::ConvLayer r;
-    r.in = layer.in;
-    r.out = layer.out;
-    r.kernel = layer.kernel;
-    r.stride = layer.stride;
-    r.relu = layer.relu;
-    r.weights.assign(layer.weights.begin(), layer.weights.end());
-    r.bias.assign(layer.bias.begin(), layer.bias.end());
-    layers.push_back(std::move(r));
-  }
-  return layers;
 }
 
 std::vector<float> forward(const NoiseNet& net, const std::vector<float>& tile, int size, NoiseNetScratch& scratch) {

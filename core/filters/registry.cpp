@@ -4,6 +4,7 @@
 #include "bilateral.h"
 #include "filter_registry.h"
 #include "fourier.h"
+#include "learned.h"
 #include "nlbayes.h"
 #include "nlm.h"
 #include "pyramid.h"
@@ -18,6 +19,7 @@ const Registry& builtin_registry() {
       &fourier_filter(),
       &pyramid_filter(),
       &nlbayes_filter(),
+      &learned_filter(),
   });
   return registry;
 }
