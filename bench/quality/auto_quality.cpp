@@ -17,7 +17,8 @@
 //     spatial scale (sigma-s; nlm's search and patch radii; the pyramid's
 //     sigma-s and coarse strength) in four
 //     steps (nlbayes: sigma-n as white noise of m x sigma, at its defaults
-//     and with two scales); "grid-best" is the best of all points, "best at defaults"
+//     and with two scales; learned: sigma-n likewise, one step); "grid-best" is
+//     the best of all points, "best at defaults"
 //     the best m at the filter's default spatial scale.
 //
 // Usage: auto_quality OUT.csv IMAGE...   (8-bit grey or RGB)
@@ -181,6 +182,14 @@ std::vector<Subject> subjects() {
     // intensity and scale). Spatial steps: the defaults, two scales.
     Subject s{"nlbayes", with_mode("nlbayes", nullptr), {0.6, 0.8, 1, 1.25, 1.5, 2}, {}, {}};
     s.spatial = {[](FilterSpec&) {}, [](FilterSpec& spec) { set(spec, "scales", 2); }};
+    s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-n", m * sigma); };
+    list.push_back(s);
+  }
+  if (edgewise::builtin_registry().find("learned")) {
+    // As nlbayes's: the grid tells the network white noise of m x the true
+    // sigma (a number for sigma-n); auto gives it the noise network's map.
+    Subject s{"learned", with_mode("learned", nullptr), {0.6, 0.8, 1, 1.25, 1.5, 2}, {}, {}};
+    s.spatial = {[](FilterSpec&) {}};
     s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-n", m * sigma); };
     list.push_back(s);
   }
