@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "learned_math.h"
 #include "learned_noise.h"
 
 namespace edgewise {
@@ -46,13 +47,7 @@ std::vector<float> white_noise_cells(double sigma) {
 
 int padded_side(int side, int multiple) { return (side + multiple - 1) / multiple * multiple; }
 
-int mirrored(int i, int side) {
-  if (side == 1) return 0;
-  const int period = 2 * (side - 1);
-  i %= period;
-  if (i < 0) i += period;
-  return i < side ? i : period - i;
-}
+int mirrored(int i, int side) { return mirrored_index(i, side); }
 
 namespace {
 
@@ -100,14 +95,8 @@ std::vector<float> noise_map_rows(const NoiseNet& net, const RgbRows& rows, int 
   return cells;
 }
 
-// PyTorch's bilinear interpolate (align_corners false) from cells to
-// half-resolution pixels: source = (destination + 0.5) / per_cell - 0.5,
-// held at 0 and at the last cell.
 void map_taps(double per_cell, int i, int count, int& i0, int& i1, float& l1) {
-  const float source = std::max(0.0f, float((double(i) + 0.5) / per_cell - 0.5));
-  i0 = std::min(int(source), count - 1);
-  i1 = std::min(i0 + 1, count - 1);
-  l1 = source - float(i0);
+  map_cell_taps(per_cell, i, count, i0, i1, l1);
 }
 
 int align_down(int v, int a) { return v >= 0 ? v / a * a : -((-v + a - 1) / a * a); }
@@ -188,9 +177,7 @@ void map_input(const DenoiseNet& d, const float* cells, int first_cell_row, int 
   // Half-resolution pixels a cell: 8 px cells seen at 1/2 give 4.
   const double per_cell = double(d.map_cell) / double(d.map_resolution);
   const float offset = float(d.map_offset), scale = float(d.map_scale);
-  auto at = [&](int cx, int cy, int c) {
-    return (cells[(size_t(cy - first_cell_row) * cells_x + cx) * size_t(n) + c] + shift - offset) * scale;
-  };
+  auto at = [&](int cx, int cy, int c) { return cells[(size_t(cy - first_cell_row) * cells_x + cx) * size_t(n) + c]; };
   for (int y = 0; y < h; ++y) {
     int y_0, y_1;
     float ly;
@@ -201,8 +188,8 @@ void map_input(const DenoiseNet& d, const float* cells, int first_cell_row, int 
       map_taps(per_cell, x0 + x, cells_x, x_0, x_1, lx);
       float* o = out + (size_t(y) * w + x) * size_t(n);
       for (int c = 0; c < n; ++c)
-        o[c] = (1 - ly) * ((1 - lx) * at(x_0, y_0, c) + lx * at(x_1, y_0, c)) +
-               ly * ((1 - lx) * at(x_0, y_1, c) + lx * at(x_1, y_1, c));
+        o[c] = map_value(at(x_0, y_0, c), at(x_1, y_0, c), at(x_0, y_1, c), at(x_1, y_1, c), lx, ly, shift, offset,
+                         scale);
     }
   }
 }
