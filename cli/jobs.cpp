@@ -155,7 +155,9 @@ edgewise::FilterSpec plan_auto(const Job& job, DecodedImage& input, const edgewi
                                ProgressLine& progress) {
   const edgewise::NoiseEstimate measured = edgewise::estimate_noise(view(input));
   if (!measured.reading_note.empty() && run.notice) run.notice(measured.reading_note);
-  const edgewise::DenoiseJob planned = edgewise::plan_denoise(denoise, measured, input.channels >= 3 ? 3 : 1);
+  const edgewise::DenoiseJob planned =
+      edgewise::plan_denoise(denoise, measured, input.channels >= 3 ? 3 : 1, edgewise::builtin_registry(),
+                             edgewise::recommend_context(run.backend, input.width, input.height));
   if (verbose) {
     const std::string why = planned.reason.empty() ? std::string(planned.method->denoise.method) : planned.reason;
     progress.message(job.input + ": auto method: " + why + " (--filter " + planned.method->name + ")");

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
+#include <thread>
 
 #include "opponent_color.h"
 
@@ -133,34 +135,75 @@ std::vector<const FilterInfo*> denoise_methods(const Registry& registry) {
 
 namespace {
 
+int rank_of(const FilterInfo& method, bool gpu) {
+  return gpu && method.denoise.gpu_rank ? method.denoise.gpu_rank : method.denoise.rank;
+}
+
 // The highest-ranked method that `accept` takes, the first on a tie.
 template <class Accept>
-const FilterInfo* best(const std::vector<const FilterInfo*>& methods, Accept accept) {
+const FilterInfo* best(const std::vector<const FilterInfo*>& methods, bool gpu, Accept accept) {
   const FilterInfo* chosen = nullptr;
   for (const FilterInfo* method : methods)
-    if (accept(method->denoise.suits) && (!chosen || method->denoise.rank > chosen->denoise.rank)) chosen = method;
+    if (accept(method->denoise.suits) && (!chosen || rank_of(*method, gpu) > rank_of(*chosen, gpu))) chosen = method;
+  return chosen;
+}
+
+// The method for the noise's kinds: among those that suit every kind, else
+// any kind, else all (every method where the noise was not measured).
+const FilterInfo* choose(const std::vector<const FilterInfo*>& methods, const NoiseCharacter& character, bool gpu) {
+  const auto any = [](unsigned) { return true; };
+  if (!character.measured) return best(methods, gpu, any);
+  const unsigned kinds = character.kinds;
+  const FilterInfo* chosen = best(methods, gpu, [kinds](unsigned suits) { return (suits & kinds) == kinds; });
+  if (!chosen) chosen = best(methods, gpu, [kinds](unsigned suits) { return (suits & kinds) != 0; });
+  if (!chosen) chosen = best(methods, gpu, any);
   return chosen;
 }
 
 }  // namespace
 
-Recommendation recommend_method(const NoiseEstimate& noise, const Registry& registry) {
+bool runs_on_gpu(const std::string& backend, const BackendList& backends) {
+  for (const auto& provider : backends) {
+    if (provider->is_fallback() || (backend != "auto" && backend != provider->id())) continue;
+    std::string description;
+    if (provider->built() && provider->usable(description)) return true;
+  }
+  return false;
+}
+
+RecommendContext recommend_context(const std::string& backend, int width, int height, const BackendList& backends) {
+  RecommendContext context;
+  context.gpu = runs_on_gpu(backend, backends);
+  context.megapixels = double(width) * double(height) * 1e-6;
+  context.threads = std::max(1, int(std::thread::hardware_concurrency()));
+  return context;
+}
+
+Recommendation recommend_method(const NoiseEstimate& noise, const Registry& registry,
+                                const RecommendContext& context) {
   const std::vector<const FilterInfo*> methods = denoise_methods(registry);
   Recommendation recommendation;
   if (methods.empty()) return recommendation;
   const NoiseCharacter character = characterise(noise);
-  const auto any = [](unsigned) { return true; };
-  if (!character.measured) {
-    recommendation.method = best(methods, any);
-    recommendation.reason = std::string("noise not measured: ") + recommendation.method->denoise.method;
+  const FilterInfo* chosen = choose(methods, character, context.gpu);
+  recommendation.method = chosen;
+  recommendation.reason = (character.measured ? character.words : std::string("noise not measured")) + ": " +
+                          chosen->denoise.method;
+  if (context.gpu) {
+    if (chosen->denoise.cpu_seconds_per_megapixel > 0)
+      recommendation.note = "The best for this noise: the GPU makes it quick.";
     return recommendation;
   }
-  const unsigned kinds = character.kinds;
-  const FilterInfo* chosen = best(methods, [kinds](unsigned suits) { return (suits & kinds) == kinds; });
-  if (!chosen) chosen = best(methods, [kinds](unsigned suits) { return (suits & kinds) != 0; });
-  if (!chosen) chosen = best(methods, any);
-  recommendation.method = chosen;
-  recommendation.reason = character.words + ": " + chosen->denoise.method;
+  // What a GPU would have recommended, and its time on this processor.
+  const FilterInfo* better = choose(methods, character, true);
+  if (better != chosen && better->denoise.cpu_seconds_per_megapixel > 0 && context.megapixels > 0) {
+    const double seconds =
+        context.megapixels * better->denoise.cpu_seconds_per_megapixel / double(std::max(context.threads, 1));
+    char text[200];
+    std::snprintf(text, sizeof text, "With a GPU: %s, which takes about %.0f s for this image on this processor.",
+                  better->denoise.method, std::max(1.0, std::round(seconds)));
+    recommendation.note = text;
+  }
   return recommendation;
 }
 
@@ -282,11 +325,11 @@ std::string method_for_number(double number, const Registry& registry, const Fil
 }
 
 DenoiseJob plan_denoise(const DenoiseSettings& denoise, const NoiseEstimate& measured, int colour_channels,
-                        const Registry& registry) {
+                        const Registry& registry, const RecommendContext& context) {
   DenoiseJob job;
   job.method = denoise.method;
   if (!job.method) {
-    const Recommendation recommendation = recommend_method(measured, registry);
+    const Recommendation recommendation = recommend_method(measured, registry, context);
     job.method = recommendation.method;
     job.reason = recommendation.reason;
   }

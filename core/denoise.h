@@ -78,8 +78,29 @@ std::vector<const FilterInfo*> denoise_methods(const Registry& registry);
 struct Recommendation {
   const FilterInfo* method = nullptr;
   std::string reason;
+  // One more line where the machine matters ("" otherwise): on a GPU, that
+  // the best method for the noise is recommended because the GPU makes it
+  // quick; on the CPU, which method a GPU would have recommended and how
+  // long it would take here (the quick one is recommended so that the
+  // preview follows the sliders).
+  std::string note;
 };
-Recommendation recommend_method(const NoiseEstimate& noise, const Registry& registry);
+// Where the Denoise front end runs: a usable GPU (the backend choice is auto
+// or a GPU, and one is usable) ranks the methods by DenoiseInfo::gpu_rank;
+// the image's size and the CPU's threads give a slow method's time.
+struct RecommendContext {
+  bool gpu = false;
+  double megapixels = 0;
+  int threads = 1;
+};
+// Whether `backend` (a settings choice: "auto" or an id) runs on a usable GPU.
+bool runs_on_gpu(const std::string& backend, const BackendList& backends = installed_backends());
+// The context for an image of `width` x `height` run with `backend`: the GPU
+// as runs_on_gpu says, the processor's threads.
+RecommendContext recommend_context(const std::string& backend, int width, int height,
+                                   const BackendList& backends = installed_backends());
+Recommendation recommend_method(const NoiseEstimate& noise, const Registry& registry,
+                                const RecommendContext& context = {});
 
 // Whether Luminance and Colour act apart: a method that separates them, on a colour image.
 bool splits_luminance_colour(const FilterInfo& method, int colour_channels);
@@ -133,6 +154,6 @@ struct DenoiseJob {
 };
 // `measured`: the whole image's estimate; `colour_channels` 1 or 3.
 DenoiseJob plan_denoise(const DenoiseSettings& denoise, const NoiseEstimate& measured, int colour_channels,
-                        const Registry& registry = builtin_registry());
+                        const Registry& registry = builtin_registry(), const RecommendContext& context = {});
 
 }  // namespace edgewise

@@ -54,6 +54,13 @@ struct DenoiseInfo {
   bool separates = false;
   unsigned suits = 0;  // the NoiseKind bits it is recommended for
   int rank = 0;        // among the methods that suit the noise, the highest is recommended
+  // Its rank where the Denoise front end runs on a usable GPU, which makes
+  // the slow methods quick (recommend_method's RecommendContext); 0: `rank`.
+  int gpu_rank = 0;
+  // Processor-seconds a megapixel takes on the CPU (bench/RESULTS.md), for
+  // saying what the better, slower method would cost where no GPU runs it;
+  // 0 for the quick methods.
+  double cpu_seconds_per_megapixel = 0;
   std::vector<DenoiseControl> controls;
 };
 

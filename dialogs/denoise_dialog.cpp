@@ -115,6 +115,9 @@ class DenoiseDialog {
   std::vector<const edgewise::FilterInfo*> methods_;
   DialogLayout advanced_;
   edgewise::NoiseEstimate measured_;
+  // Where it runs (the GPU makes the slow methods quick), from the backend
+  // the dialog opens with, and the recommendation for it.
+  edgewise::RecommendContext context_;
   edgewise::Recommendation recommended_;
   int colours_ = 3;
   edgewise::DenoiseSettings denoise_;
@@ -151,7 +154,9 @@ DenoiseDialog::DenoiseDialog(ImagePort& image, const edgewise::DenoiseSettings& 
   // Once per dialog, from the whole image: the recommendation, the auto
   // values and every preview follow it, whatever region or zoom it shows.
   measured_ = estimate_image_noise(image);
-  recommended_ = edgewise::recommend_method(measured_, registry_);
+  context_ = edgewise::recommend_context(denoise_.settings.backend, image.shape().width, image.shape().height,
+                                        backends_);
+  recommended_ = edgewise::recommend_method(measured_, registry_, context_);
   colours_ = image.shape().channels >= 3 ? 3 : 1;
 
   dialog_ = gtk_dialog_new();
@@ -352,7 +357,7 @@ void DenoiseDialog::changed() {
   next.method = chosen == 0 ? nullptr : methods_[size_t(chosen - 1)];
   const int backend = std::max(0, gtk_combo_box_get_active(GTK_COMBO_BOX(backend_)));
   next.settings.backend = advanced_.backends[size_t(backend)].choice;
-  const edgewise::DenoiseJob job = edgewise::plan_denoise(next, measured_, colours_, registry_);
+  const edgewise::DenoiseJob job = edgewise::plan_denoise(next, measured_, colours_, registry_, context_);
   if (&next.settings.spec.filter() != job.method) {
     // Values chosen carry over, the method's own defaults replace the old
     // one's (choose_filter); the rows then show them.
@@ -363,7 +368,9 @@ void DenoiseDialog::changed() {
 
   const edgewise::FilterInfo& method = *job.method;
   // The list shows the method's line; recommended, the reason instead.
-  gtk_label_set_text(GTK_LABEL(why_), (std::string(method.denoise.method) + ": " + method.denoise.good_for).c_str());
+  std::string why = std::string(method.denoise.method) + ": " + method.denoise.good_for;
+  if (!recommended_.note.empty()) why += "\n" + recommended_.note;
+  gtk_label_set_text(GTK_LABEL(why_), why.c_str());
   gtk_widget_set_visible(why_, next.method == nullptr);
   const bool apart = edgewise::splits_luminance_colour(method, colours_);
   for (const char* flag : {"luminance", "colour"})

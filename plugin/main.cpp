@@ -143,7 +143,10 @@ Outcome run_denoise_procedure(GimpRunMode run_mode, gint32 drawable, gint nparam
   std::string message = measure_drawable_noise(drawable, measured);
   if (!message.empty()) return failed(GIMP_PDB_EXECUTION_ERROR, message);
   const int colours = gimp_drawable_is_gray(drawable) ? 1 : 3;
-  const edgewise::DenoiseJob job = edgewise::plan_denoise(denoise, measured, colours);
+  const edgewise::DenoiseJob job =
+      edgewise::plan_denoise(denoise, measured, colours, edgewise::builtin_registry(),
+                             edgewise::recommend_context(denoise.settings.backend, gimp_drawable_width(drawable),
+                                                         gimp_drawable_height(drawable)));
   message = filter_drawable(drawable, job.settings, &job.noise, denoise_progress_text(*job.method));
   if (!message.empty()) return failed(GIMP_PDB_EXECUTION_ERROR, message);
   store_denoise_values(denoise);

@@ -132,18 +132,25 @@ const FilterInfo& learned_filter() {
     row.region_grid = learned_region_grid;
     row.noise_value = learned_noise_value;
     row.plan = plan_learned;
-    // docs/quality.md ("Learned denoiser, first weights"): 0.5-0.6 dB under
-    // BM3D on textured photos, above it on smooth ones and the building;
-    // about 2.5 s per megapixel on 2 cores (bench/RESULTS.md). Not
-    // recommended on a CPU (rank 0, as nlbayes): chosen by name. Luminance
-    // and Colour scale its map's luma and chroma apart.
+    // Not recommended on a CPU (rank 0, as nlbayes): about 2.5 s per
+    // megapixel on 2 cores, chosen by name. Luminance and Colour scale its
+    // map's luma and chroma apart.
     row.denoise.method = "Learned (slow on a CPU)";
     row.denoise.good_for =
         "camera noise and smooth gradients; a network trained on photographs; may smooth the finest texture; "
         "seconds per megapixel without a GPU";
     row.denoise.separates = true;
-    row.denoise.suits = kFineNoise | kCorrelatedNoise | kColourNoise;
+    // For correlated and colour noise (camera noise: 0.82 dB above nlbayes
+    // on average, docs/quality.md), not for fine, even grain, where nlbayes
+    // is ahead on the textured photos; 139 processor-seconds for 24 MP on
+    // the CPU (user guide's table).
+    row.denoise.suits = kCorrelatedNoise | kColourNoise;
     row.denoise.rank = 0;
+    // Its GPU kernel (cuda/learned_cuda.h) has not yet run on a device: on
+    // a GPU machine it still runs on the CPU, so it is not recommended
+    // there either (gpu_rank 0) until it does.
+    row.denoise.gpu_rank = 0;
+    row.denoise.cpu_seconds_per_megapixel = 5.8;
     return row;
   }();
   return info;
