@@ -9,10 +9,11 @@
 #     engine, libedgewise-engine.so.0 in the package's private library
 #     folder, which exports the edgewise namespace only, found through their
 #     RUNPATH; it installs at most 40 MB (Installed-Size, and du of the
-#     extracted files; issue 37); apt-get can resolve its dependencies
-#     (--simulate);
+#     extracted files; issue 37), the two networks' weights included;
+#     apt-get can resolve its dependencies (--simulate);
 #   - extracted into a temporary root (dpkg -x): the installed CLI runs and
-#     filters as the build's does; the gegl command with the installed module
+#     filters as the build's does, the learned filter with the packaged
+#     weights too; the gegl command with the installed module
 #     gives the CLI's pixels; gimp-console-2.10 with a fresh GIMP2_DIRECTORY,
 #     whose plug-in path is the package's system plug-in folder (and the
 #     script-fu and PNG plug-ins GIMP needs to run the check), finds
@@ -80,7 +81,8 @@ engine=usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/edgewise/libedgewise-en
 dpkg-deb --contents "$deb" >contents.txt
 for path in usr/bin/edgewise "$gimp_plugin" "$gegl_module" "$engine" usr/share/man/man1/edgewise.1.gz \
   usr/share/doc/edgewise/README.md usr/share/doc/edgewise/copyright usr/share/doc/edgewise/changelog.gz \
-  usr/share/doc/edgewise/docs/architecture.md usr/share/edgewise/noise_net-v1.ewnn; do
+  usr/share/doc/edgewise/docs/architecture.md usr/share/edgewise/noise_net-v1.ewnn \
+  usr/share/edgewise/denoiser-v1.ewnn; do
   grep -q " \./$path$" contents.txt || fail "the package has no /$path"
 done
 
@@ -127,6 +129,15 @@ EDGEWISE_NOISE_NET="$root/usr/share/edgewise/noise_net-v1.ewnn" "$root/usr/bin/e
   "$photo" >reading.txt 2>reading.err || fail "--estimate-noise with the packaged network: $(cat reading.err)"
 grep -q "^	reading	learned$" reading.txt && [ ! -s reading.err ] && echo "ok: the packaged noise network gives the learned reading" ||
   fail "the packaged noise network was not used: $(cat reading.txt reading.err)"
+
+# The packaged learned denoiser loads and runs (both packaged networks named
+# so: the build's source tree, also searched, must not stand in for them),
+# giving the build's pixels.
+EDGEWISE_NOISE_NET="$root/usr/share/edgewise/noise_net-v1.ewnn" \
+  EDGEWISE_DENOISE_NET="$root/usr/share/edgewise/denoiser-v1.ewnn" "$root/usr/bin/edgewise" --filter learned \
+  "$photo" -o installed-learned.png >learned.log 2>&1 || fail "--filter learned with the packaged weights: $(cat learned.log)"
+check "the build's CLI, learned" "$build/cli/edgewise" --filter learned "$photo" -o learned.png
+check "the packaged learned denoiser's pixels" "$image_tool" compare installed-learned.png learned.png 0
 
 GEGL_PATH="$root/${gegl_plugins#/}:$gegl_plugins" gegl "$photo" -o gegl.png -- edgewise:bilateral \
   mode=rgb sigma-s=2.5 sigma-r=25 iterations=2 >gegl.log 2>&1 || fail "gegl with the installed module: $(cat gegl.log)"
