@@ -38,9 +38,12 @@ inline constexpr double kBoundFactor = 4.0;  // times the reference's rounding b
 inline constexpr double kMinStable = 0.5;
 
 // MatchesReferenceCorrelatedNoise's images (27 x 21): {channels, scales}.
-// Two of two scales: one alone compared nothing end to end on 2 of about
-// 150 seeds (a near tie of the first step reached every sample).
-inline constexpr std::pair<int, int> kCorrelatedNoiseCases[] = {{1, 1}, {3, 1}, {4, 2}, {3, 2}};
+// Three of two scales: one alone compared nothing end to end on 2 of about
+// 150 seeds (a near tie of the first step reached every sample), and two
+// on 1 of about 1100 (seed 8762779114854302991: in each, one genuine near
+// tie of the coarse first step, whose second-step windows cover the 14 x 11
+// coarse image). The third is last, so earlier cases keep their images.
+inline constexpr std::pair<int, int> kCorrelatedNoiseCases[] = {{1, 1}, {3, 1}, {4, 2}, {3, 2}, {1, 2}};
 
 // The samples compared and the colour samples there were, over a test; and
 // apart, those of the end-to-end comparisons of several scales (not held to

@@ -29,8 +29,19 @@ struct Level {
   int height() const { return alpha.height; }
 };
 
+// A sum v of `samples` squares whose float terms are each within
+// e = tie_absolute / 2 of the double ones is within 2 e sqrt(|v| samples)
+// + samples e^2 of v (Cauchy-Schwarz), and tie_relative |v| covers the
+// sum's own rounding. The last term is what is left where v is 0: patches
+// equal in double (a saturated area's flat means, exactly 255 in double and
+// a few ulps under it in float, seed 7087953511464174886 of
+// MatchesReferenceAwkwardSizes) are at distance 0 in double and at up to
+// 1.5e-8 in float, ordered by rounding there, not by raster index; without
+// it the margin of two zero distances was 0 and that tie went unflagged.
+// It is 1e-6 for a 4 x 4 patch, 5e-6 for 3 x 5 x 5 samples.
 double margin(const NlBayesSettings& s, double value, double samples) {
-  return s.tie_relative * std::fabs(value) + s.tie_absolute * std::sqrt(std::fabs(value) * samples);
+  return s.tie_relative * std::fabs(value) + s.tie_absolute * std::sqrt(std::fabs(value) * samples) +
+         0.25 * s.tie_absolute * s.tie_absolute * samples;
 }
 
 // Closer than rounding can tell apart: a decision float rounding may take
@@ -201,17 +212,26 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
         }
         chosen = std::min(std::max(closer, step.group - 1), std::min(step.group_max - 1, int(others.size())));
       }
-      if (chosen > 0 && chosen < int(others.size())) {
-        const Candidate& in = others[size_t(chosen - 1)];
-        const Candidate& out = others[size_t(chosen)];
-        bool same_patch = input && !second;
-        for (int c = 0; c < channels && same_patch; ++c)
-          for (int ty = 0; ty < p && same_patch; ++ty)
-            for (int tx = 0; tx < p && same_patch; ++tx)
-              same_patch = noisy.colour[size_t(c)].at(in.x + tx, in.y + ty) ==
-                           noisy.colour[size_t(c)].at(out.x + tx, out.y + ty);
-        group_unstable |= !same_patch && near_tie(s, in.distance, out.distance, samples);
-      }
+      // The group is the float run's too unless a member and a candidate
+      // left out are a near tie: every such pair across the boundary, not
+      // only the last member and the first left out. Where those two are
+      // equal patches (ordered alike both sides), a third just past them
+      // may still be a near tie of both (seed 13451700962378914929 of
+      // MatchesReferenceCorrelatedNoise: patches of zeros at one distance,
+      // one of samples near 0.001 code values 1.2e-4 further in double, at
+      // the same distance in float, where it goes first by raster index).
+      auto same_patch = [&](const Candidate& a, const Candidate& b) {
+        bool same = input && !second;
+        for (int c = 0; c < channels && same; ++c)
+          for (int ty = 0; ty < p && same; ++ty)
+            for (int tx = 0; tx < p && same; ++tx)
+              same = noisy.colour[size_t(c)].at(a.x + tx, a.y + ty) == noisy.colour[size_t(c)].at(b.x + tx, b.y + ty);
+        return same;
+      };
+      for (int in = 0; in < chosen && !group_unstable; ++in)
+        for (size_t out = size_t(chosen); out < others.size() && !group_unstable; ++out)
+          group_unstable = near_tie(s, others[size_t(in)].distance, others[out].distance, samples) &&
+                           !same_patch(others[size_t(in)], others[out]);
       // The members in raster order, the reference among them.
       std::vector<Candidate> members(others.begin(), others.begin() + chosen);
       members.push_back({0.0, (ry - y0) * (x1 - x0 + 1) + (rx - x0), rx, ry});
@@ -275,7 +295,9 @@ Level run_step(const Level& noisy, const Level* basic, const std::vector<NlBayes
           }
         const double group_variance = squares / (weight_sum * n);
         const double threshold = (c == 0 ? s.flat_gamma_luma : s.flat_gamma_chroma) * s.strength * variance[size_t(c)];
-        group_unstable |= near_tie(s, group_variance, threshold, 1.0);
+        // A zero threshold (no noise, or strength 0) is no tie: no variance,
+        // float or double, is below it.
+        group_unstable |= threshold > 0.0 && near_tie(s, group_variance, threshold, 1.0);
         flat[size_t(c)] = group_variance < threshold;
         all_flat = all_flat && flat[size_t(c)];
       }

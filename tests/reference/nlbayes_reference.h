@@ -52,8 +52,10 @@ struct NlBayesSettings {
   int steps = 2;                                 // 1: each scale's first step only (tests compare the steps apart)
   std::vector<std::vector<NlBayesNoise>> noise;  // [scale][opponent channel]
   // Margins of the near-tie test: relative, and absolute in code values squared.
-  // margin(v) = tie_relative |v| + tie_absolute sqrt(|v| samples): the
-  // rounding of a float sum of `samples` squares, and of its terms.
+  // margin(v) = tie_relative |v| + tie_absolute sqrt(|v| samples)
+  // + tie_absolute^2 samples / 4: the rounding of a float sum of `samples`
+  // squares, and of its terms (each within tie_absolute / 2), which does
+  // not vanish at v = 0 (nlbayes_reference.cpp, margin).
   double tie_relative = 1e-5;
   double tie_absolute = 5e-4;
 };
