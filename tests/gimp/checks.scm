@@ -192,6 +192,13 @@
   (let ((image (ew-load (string-append work "/in/astronaut.png"))))
     (plug-in-edgewise-nlm RUN-NONINTERACTIVE image (ew-layer image) 1 4 1 12.0 6.0 100.0 100000.0 0 1)
     (ew-save image (string-append work "/out/nlm.png")))
+  ; The learned filter's procedure, generated from its registry row:
+  ; sigma-n (-1: auto, the noise network's map) and strength, then the
+  ; backend; it reads the shipped networks as the CLI does.
+  (gimp-message (string-append "PDB LEARNED ARGS" (ew-arg-names "plug-in-edgewise-learned")))
+  (let ((image (ew-load (string-append work "/in/astronaut_noisy.png"))))
+    (plug-in-edgewise-learned RUN-NONINTERACTIVE image (ew-layer image) -1.0 1.0 1)
+    (ew-save image (string-append work "/out/learned.png")))
   ; The Fourier bilateral filter's procedure, generated from its registry
   ; row: mode, sigma-s, sigma-r, kernel, terms, then the backend. rgb (mode
   ; 1) is refused, the image unchanged.

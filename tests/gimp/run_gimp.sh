@@ -48,6 +48,7 @@ p1=(--mode rgb --sigma-s 2.5 --sigma-r 25 --iterations 2)
   "$work/in/astronaut.png" -o "$work/ref/pyramid.png"
 "$cli" --filter fourier --mode per-channel --sigma-s 4 --sigma-r 30 --backend cpu \
   "$work/in/astronaut.png" -o "$work/ref/fourier.png"
+"$cli" --filter learned --backend cpu "$work/in/astronaut_noisy.png" -o "$work/ref/learned.png"
 "$cli" --mode per-channel --sigma-s 1.5 --sigma-r 30 --kernel lorentz \
   "$work/in/batch/astronaut.png" "$work/in/batch/camera.png" -o "$work/ref/batch"
 # The double reference (tests/reference), in linear light and in R'G'B'.
