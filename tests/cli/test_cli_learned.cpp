@@ -5,8 +5,7 @@
 // the noise network it takes white noise and says so in one line.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <iterator>
+#include <string>
 
 #include "cli_test_support.h"
 #include "denoise_net.h"
@@ -16,11 +15,6 @@ namespace edgewise_cli_test {
 namespace {
 
 const std::string kShipped = EDGEWISE_SOURCE_DIR "/models/denoiser-v1.ewnn";
-
-std::vector<char> bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::string noisy_input(ScratchDir& dir) {
   write_image(dir.file("in.png"), FileFormat::png, photo(3, 8));
@@ -33,20 +27,20 @@ TEST(CliLearned, RunsAndSaysWhichNoiseItWasTold) {
   const CliResult result = run_cli("--filter learned --verbose " + in + " -o " + dir.file("out.png"));
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_NE(result.err.find("noise map per 64 px tile"), std::string::npos) << result.err;
-  EXPECT_NE(bytes_of(dir.file("out.png")), bytes_of(in));
+  EXPECT_NE(read_bytes(dir.file("out.png")), read_bytes(in));
   const CliResult given = run_cli("--filter learned --sigma-n 12 --verbose " + in + " -o " + dir.file("given.png"));
   ASSERT_EQ(given.status, 0) << given.err;
   EXPECT_EQ(given.err.find("noise map"), std::string::npos) << given.err;
-  EXPECT_NE(bytes_of(dir.file("given.png")), bytes_of(dir.file("out.png")));
+  EXPECT_NE(read_bytes(dir.file("given.png")), read_bytes(dir.file("out.png")));
 }
 
 TEST(CliLearned, BadWeightsAreRefusedByNameAndNothingIsWritten) {
   ScratchDir dir;
   const std::string in = noisy_input(dir);
-  std::vector<char> damaged = bytes_of(kShipped);
+  std::string damaged = read_bytes(kShipped);
   ASSERT_GT(damaged.size(), 100000u) << kShipped;
   damaged[damaged.size() / 2] ^= 0x10;
-  std::ofstream(dir.file("damaged.ewnn"), std::ios::binary).write(damaged.data(), std::streamsize(damaged.size()));
+  write_bytes(dir.file("damaged.ewnn"), damaged);
   edgewise::NoiseNet later = edgewise::load_denoise_net(kShipped).net;
   later.version = 2;
   edgewise::save_noise_net(later, dir.file("later.ewnn"));
@@ -58,15 +52,14 @@ TEST(CliLearned, BadWeightsAreRefusedByNameAndNothingIsWritten) {
                {"none", "the learned denoiser is off (EDGEWISE_DENOISE_NET=none)"}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.variable);
-    std::ofstream(dir.file("out.png")) << "keep me";
+    write_bytes(dir.file("out.png"), "keep me");
     const CliResult result =
         run_cli("--filter learned " + in + " -o " + dir.file("out.png"), "EDGEWISE_DENOISE_NET='" + c.variable + "'");
     EXPECT_NE(result.status, 0);
     EXPECT_EQ(line_count(result.err), 1) << result.err;
     EXPECT_NE(result.err.find(c.says), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("the learned filter cannot run"), std::string::npos) << result.err;
-    const std::vector<char> kept = bytes_of(dir.file("out.png"));
-    EXPECT_EQ(std::string(kept.begin(), kept.end()), "keep me");
+    EXPECT_EQ(read_bytes(dir.file("out.png")), "keep me");
   }
   // The other filters do not need it.
   const CliResult other =
