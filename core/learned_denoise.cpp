@@ -194,6 +194,33 @@ void map_input(const DenoiseNet& d, const float* cells, int first_cell_row, int 
   }
 }
 
+LearnedBand learned_band(const DenoiseNet& d, int noise_tile, int width, int height, int y0, int y1) {
+  LearnedBand b;
+  b.pw = padded_side(width, extension(d));
+  b.ph = padded_side(height, extension(d));
+  const int reach = denoise_net_reach(d), r = d.map_resolution, a = d.align;
+  b.top = std::max(0, align_down(y0 - reach, a));
+  b.bottom = std::min(b.ph, align_up(y1 + reach, a));
+  b.cells_x = b.pw / d.map_cell;
+  b.cells_y = b.ph / d.map_cell;
+  const double per_cell = double(d.map_cell) / double(r);
+  int unused_i;
+  float unused_l;
+  map_taps(per_cell, b.top / r, b.cells_y, b.c0, unused_i, unused_l);
+  map_taps(per_cell, b.bottom / r - 1, b.cells_y, unused_i, b.c1, unused_l);
+  ++b.c1;
+  b.first_cell_row = b.c0;
+  b.cell_rows = b.c1 - b.c0;
+  if (noise_tile > 0) {
+    const int per_side = noise_tile / d.map_cell;
+    b.tile_row0 = b.c0 / per_side;
+    b.tile_row1 = (b.c1 + per_side - 1) / per_side;
+    b.first_cell_row = b.tile_row0 * per_side;
+    b.cell_rows = (b.tile_row1 - b.tile_row0) * per_side;
+  }
+  return b;
+}
+
 void learned_denoise_rows(const DenoiseNet& d, const NoiseNet* noise_net, const RgbRows& rows, int width, int height,
                           int y0, int y1, float* out, const LearnedDenoiseOptions& options) {
   if (width < 1 || height < 1) throw std::invalid_argument("learned_denoise_rows: an image without pixels");
@@ -202,8 +229,8 @@ void learned_denoise_rows(const DenoiseNet& d, const NoiseNet* noise_net, const 
   check_nets(d, noise_net, given);
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   if (extension(d) % d.align != 0) throw NoiseNetError("the learned denoiser's alignment does not divide its extension");
-  const int pw = padded_side(width, extension(d)), ph = padded_side(height, extension(d));
-  const int cells_x = pw / d.map_cell, cells_y = ph / d.map_cell;
+  const LearnedBand band = learned_band(d, given ? 0 : noise_net->tile, width, height, y0, y1);
+  const int pw = band.pw, ph = band.ph, cells_x = band.cells_x, cells_y = band.cells_y;
   const int reach = denoise_net_reach(d), r = d.map_resolution, a = d.align;
   // The denoiser's tiles: cores of about options.tile over rows [y0, y1)
   // (rows split evenly, so a band's last core is not a sliver), each read
@@ -213,27 +240,17 @@ void learned_denoise_rows(const DenoiseNet& d, const NoiseNet* noise_net, const 
   const int parts_y = std::max(1, (y1 - y0 + core_x - 1) / core_x);
   const int core_y = (y1 - y0 + parts_y - 1) / parts_y;
   const int tiles_x = (width + core_x - 1) / core_x;
-  const int top = std::max(0, align_down(y0 - reach, a)), bottom = std::min(ph, align_up(y1 + reach, a));
+  const int top = band.top, bottom = band.bottom, first_cell_row = band.first_cell_row;
 
   // The map's cells those tiles read: the noise network's on whole tile
   // rows, or white noise's.
-  const double per_cell = double(d.map_cell) / double(r);
-  int c0, c1, unused_i;
-  float unused_l;
-  map_taps(per_cell, top / r, cells_y, c0, unused_i, unused_l);
-  map_taps(per_cell, bottom / r - 1, cells_y, unused_i, c1, unused_l);
-  ++c1;
   std::vector<float> cells;
-  int first_cell_row = c0;
   if (given) {
     const std::vector<float> one = white_noise_cells(options.sigma);
-    cells.reserve(size_t(cells_x) * size_t(c1 - c0) * one.size());
-    for (int k = 0; k < cells_x * (c1 - c0); ++k) cells.insert(cells.end(), one.begin(), one.end());
+    cells.reserve(size_t(cells_x) * size_t(band.cell_rows) * one.size());
+    for (int k = 0; k < cells_x * band.cell_rows; ++k) cells.insert(cells.end(), one.begin(), one.end());
   } else {
-    const int per_side = noise_net->tile / d.map_cell;
-    const int tile_row0 = c0 / per_side, tile_row1 = (c1 + per_side - 1) / per_side;
-    cells = noise_map_rows(*noise_net, rows, width, height, pw, tile_row0, tile_row1, threads, options.isa);
-    first_cell_row = tile_row0 * per_side;
+    cells = noise_map_rows(*noise_net, rows, width, height, pw, band.tile_row0, band.tile_row1, threads, options.isa);
   }
   scale_map_cells(cells, d.map_channels, options.luminance, options.colour);
   const float shift = float(2.0 * std::log(std::max(options.strength, 1e-3)));

@@ -106,6 +106,22 @@ int learned_reach(const DenoiseNet& d);
 // whole image's pixels (core/region.h): the extension's multiple.
 int learned_grid(const DenoiseNet& d);
 
+// What the work on image rows [y0, y1) reads, for both backends: the
+// extended image's sides, the rows the denoiser's tiles read (from an
+// aligned start, `reach` around), the map's cells they read (rows [c0, c1),
+// bilinear taps) and, with a noise network of tile `noise_tile` (0: white
+// noise), the whole tile rows whose cells hold them.
+struct LearnedBand {
+  int pw = 0, ph = 0;          // the image extended to multiples of learned_grid
+  int top = 0, bottom = 0;     // the extended image's rows the denoiser reads
+  int cells_x = 0, cells_y = 0;
+  int c0 = 0, c1 = 0;          // cell rows the map reads
+  int first_cell_row = 0;      // cell rows held: [first_cell_row, first_cell_row + cell_rows)
+  int cell_rows = 0;
+  int tile_row0 = 0, tile_row1 = 0;  // noise tile rows run (with a noise network)
+};
+LearnedBand learned_band(const DenoiseNet& d, int noise_tile, int width, int height, int y0, int y1);
+
 // Image rows [y0, y1) of the denoised image (width x height) into out
 // ((y1 - y0) rows, interleaved, clipped to 0..1), from `rows`, which holds
 // every image row within learned_reach of them (clipped to the image;

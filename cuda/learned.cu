@@ -34,8 +34,6 @@ constexpr int kNoiseTileChunk = 512;
 
 unsigned blocks_for(size_t count) { return unsigned(std::max<size_t>(1, std::min<size_t>((count + kThreads - 1) / kThreads, 65535 * 8))); }
 
-int align_down(int v, int a) { return v >= 0 ? v / a * a : -((-v + a - 1) / a * a); }
-int align_up(int v, int a) { return (v + a - 1) / a * a; }
 
 __device__ const float* band_row(const DeviceBand& band, int plane, int image_row) {
   return band.plane(plane) + size_t(image_row - band.first_row) * size_t(band.width) + band.pad;
@@ -153,47 +151,22 @@ __global__ void copy_kernel(DeviceBand band, DeviceOutput output, int planes) {
   }
 }
 
-// What a band [out0, out1) reads and holds.
-struct Geometry {
-  int width = 0, height = 0, pw = 0, ph = 0;
-  int reach = 0, align = 1, r = 1;
-  int top = 0, bottom = 0;                 // the extended image's rows the denoiser reads
-  int cells_x = 0, cells_y = 0, c0 = 0, c1 = 0;
-  int first_cell_row = 0, cell_rows = 0;  // the cells held
-  int tile_row0 = 0, tile_row1 = 0;       // the noise tiles run (map only)
-  int tile_width = 0;                     // the widest denoiser tile
+// What a band [out0, out1) reads and holds: core's learned_band, and the
+// widest denoiser tile.
+struct Geometry : LearnedBand {
+  int width = 0, height = 0, reach = 0, r = 1;
+  int tile_width = 0;
 };
 
 Geometry geometry(const LearnedPlan& plan, int out0, int out1) {
   const DenoiseNet& d = *plan.denoiser;
   Geometry g;
+  static_cast<LearnedBand&>(g) = learned_band(d, plan.noise_net ? plan.noise_net->tile : 0, plan.shape.width,
+                                              plan.shape.height, out0, out1);
   g.width = plan.shape.width;
   g.height = plan.shape.height;
-  const int multiple = learned_grid(d);
-  g.pw = padded_side(g.width, multiple);
-  g.ph = padded_side(g.height, multiple);
   g.reach = denoise_net_reach(d);
-  g.align = d.align;
   g.r = d.map_resolution;
-  g.top = std::max(0, align_down(out0 - g.reach, g.align));
-  g.bottom = std::min(g.ph, align_up(out1 + g.reach, g.align));
-  g.cells_x = g.pw / d.map_cell;
-  g.cells_y = g.ph / d.map_cell;
-  const double per_cell = double(d.map_cell) / double(g.r);
-  int unused_i;
-  float unused_l;
-  map_cell_taps(per_cell, g.top / g.r, g.cells_y, g.c0, unused_i, unused_l);
-  map_cell_taps(per_cell, g.bottom / g.r - 1, g.cells_y, unused_i, g.c1, unused_l);
-  ++g.c1;
-  g.first_cell_row = g.c0;
-  g.cell_rows = g.c1 - g.c0;
-  if (plan.noise_net) {
-    const int per_side = plan.noise_net->tile / d.map_cell;
-    g.tile_row0 = g.c0 / per_side;
-    g.tile_row1 = (g.c1 + per_side - 1) / per_side;
-    g.first_cell_row = g.tile_row0 * per_side;
-    g.cell_rows = (g.tile_row1 - g.tile_row0) * per_side;
-  }
   g.tile_width = std::min(g.pw, kCoreColumns + 2 * g.reach);
   return g;
 }
