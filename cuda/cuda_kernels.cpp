@@ -1,6 +1,7 @@
 // The CUDA backend's band kernels, one row per filter family (Plan::family).
 #include "bilateral_cuda.h"
 #include "fourier_cuda.h"
+#include "learned_cuda.h"
 #include "nlbayes_cuda.h"
 #include "nlm_cuda.h"
 #include "pyramid_cuda.h"
@@ -15,12 +16,8 @@ const DeviceKernelEntry kKernels[] = {
     {"fourier", fourier_unsupported, make_fourier_device_kernel, nullptr},
     {"pyramid", pyramid_unsupported, make_pyramid_device_kernel, nullptr},
     {"nlbayes", nlbayes_unsupported, make_nlbayes_device_kernel, nlbayes_device_cost},
+    {"learned", learned_unsupported, make_learned_device_kernel, learned_device_cost},
 };
-
-// Not yet here: the learned filter's kernel (learned_cuda.h), written and
-// compiled but not yet run on a device; it joins the table with its first
-// run of tests/gpu/run.sh's step "learned" (issue 36). Until then the
-// backend refuses the learned plans and auto runs them on the CPU.
 
 }  // namespace
 

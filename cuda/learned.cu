@@ -25,8 +25,10 @@ constexpr int kThreads = 256;
 // side: 1.125 times the work at 1024), so that a band's workspace grows
 // with its rows, not with the image's width.
 constexpr int kCoreColumns = 1024;
-// Noise tiles run together (their activations: 2 x 64 KiB floats each).
-constexpr int kNoiseTileChunk = 512;
+// Noise tiles run together (their activations: 2 x 64 KiB floats each, so
+// 64 MiB for 128, a fixed cost of every band: 512 took 256 MiB, more than
+// a modest GPU budget holds beside the bands themselves).
+constexpr int kNoiseTileChunk = 128;
 
 #define EW_GRID_STRIDE(i, count)                                                               \
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < size_t(count); \
@@ -327,8 +329,11 @@ std::unique_ptr<DeviceBandKernel> make_learned_device_kernel(const Plan& plan) {
   return std::make_unique<LearnedDeviceKernel>(static_cast<const LearnedPlan&>(plan));
 }
 
-// Two band heights in the middle of a tall image give the cost per row;
-// the rounding of tiles and cells is covered by a tile row's slack.
+// Two band heights in the middle of a tall image give the cost per row and,
+// extrapolated to no rows, the fixed part (the buffers are affine in the
+// rows but for the rounding of tiles and cells, which a tile row's slack
+// covers). The fixed part is not the short band's whole cost: that counted
+// 256 rows twice and refused 64 MiB budgets the band fits in.
 BandCost learned_device_cost(const Plan& plan) {
   const LearnedPlan& learned = static_cast<const LearnedPlan&>(plan);
   if (learned.untouched) return {};
@@ -342,8 +347,9 @@ BandCost learned_device_cost(const Plan& plan) {
   };
   const size_t small = bytes(kShortRows), large = bytes(2 * kShortRows);
   const size_t per_row = (large - small + kShortRows - 1) / kShortRows;
+  const size_t at_no_rows = small > per_row * kShortRows ? small - per_row * kShortRows : 0;
   const size_t slack = 64 * per_row;
-  return {small + slack, per_row};
+  return {at_no_rows + slack, per_row};
 }
 
 }  // namespace edgewise::cuda
