@@ -193,7 +193,8 @@ constexpr int kMaxNoiseBlocks = 1 << 15;
 
 // From rows of interleaved 0..1 floats (colour channels, then alpha when
 // shape has one), as every front end reads them: the CLI's decoded files
-// (BufferSource), the plug-in's drawables (GeglRowSource). By default
+// (BufferSource), the plug-in's drawables and the GEGL operation's input
+// (estimate_image_noise, core/region_job.h). By default
 // (NoiseReadingChoice::automatic) the learned reading comes first
 // (learned_noise.h: the sampled tiles' rows, in increasing order); where
 // the network is missing or unsure, the statistical model then reads the

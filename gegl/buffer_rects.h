@@ -1,6 +1,8 @@
-// The region job's pixels in GeglBuffers: image coordinates (origin at the
-// input's bounding box, at the mipmap level GEGL renders) to the buffer's,
-// in the float format the operation chose in prepare().
+// The region job's pixels in GeglBuffers (core/region_job.h): image
+// coordinates (origin at the input's bounding box, at the mipmap level GEGL
+// renders) to the buffer's, in the float format the operation chose in
+// prepare(). The plug-in reads and writes its drawables through them too
+// (plugin/drawable_io.h: origin 0, level 0).
 #pragma once
 
 #include <gegl.h>

@@ -1,7 +1,7 @@
 // One GEGL operation per filter of the registry, edgewise:NAME, a
 // GeglOperationAreaFilter subclass registered at run time (the filters are
 // data, so the types are made from them, not declared by gegl-op.h's
-// macros). It filters the part GEGL asks for through gegl/region_job.h, so
+// macros). It filters the part GEGL asks for through core/region_job.h, so
 // a render of any tile size gives the CLI's pixels; it runs inside the
 // host program (GIMP), so nothing may escape it: every failure leaves the
 // input unchanged in the output, or reruns on the CPU, with a g_warning.

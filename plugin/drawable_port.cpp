@@ -5,8 +5,7 @@
 namespace edgewise_plugin {
 
 DrawablePort::DrawablePort(gint32 drawable) : buffer_(gimp_drawable_get_buffer(drawable)) {
-  shape_ = {gimp_drawable_width(drawable), gimp_drawable_height(drawable),
-            (gimp_drawable_is_gray(drawable) ? 1 : 3) + (gimp_drawable_has_alpha(drawable) ? 1 : 0)};
+  shape_ = drawable_shape(drawable);
   edgewise_dialog::Rect selection;
   if (gimp_drawable_mask_intersect(drawable, &selection.x, &selection.y, &selection.width, &selection.height))
     affected_ = selection;

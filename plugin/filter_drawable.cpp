@@ -1,5 +1,6 @@
 #include "filter_drawable.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -8,10 +9,9 @@
 #include <vector>
 
 #include "drawable_io.h"
-#include "engine.h"
 #include "pdb_layout.h"
 #include "progress.h"
-#include "region.h"
+#include "region_job.h"
 
 namespace edgewise_plugin {
 
@@ -51,35 +51,51 @@ std::string write_failed(const char* what, gint32 drawable) {
   return why.empty() ? message : message + ": " + why;
 }
 
-// The largest change of any sample of `region` between two buffers, in
+// The largest change of any sample of `part` between two buffers, in
 // code values of the 8-bit scale.
-double largest_change(GeglBuffer* before, GeglBuffer* after, const GeglRectangle& region, int channels) {
-  GeglRowSource from(before, region, channels), to(after, region, channels);
-  const size_t row = size_t(region.width) * size_t(channels);
+double largest_change(GeglBuffer* before, GeglBuffer* after, const edgewise::PixelRect& part, int channels) {
+  edgewise_gegl::BufferRectSource from(drawable_view(before, channels)), to(drawable_view(after, channels));
+  const size_t row = size_t(part.width) * size_t(channels);
   std::vector<float> a(row), b(row);
   double largest = 0;
-  for (int y = 0; y < region.height; ++y) {
-    from.read_rows(y, 1, a.data());
-    to.read_rows(y, 1, b.data());
+  for (int y = part.y; y < part.bottom(); ++y) {
+    from.read({part.x, y, part.width, 1}, a.data(), row);
+    to.read({part.x, y, part.width, 1}, b.data(), row);
     for (size_t i = 0; i < row; ++i) largest = std::max(largest, double(std::abs(a[i] - b[i])));
   }
   return 255.0 * largest;
 }
 
-int drawable_channels(gint32 drawable) {
-  return (gimp_drawable_is_gray(drawable) ? 1 : 3) + (gimp_drawable_has_alpha(drawable) ? 1 : 0);
-}
+// GIMP's progress bar, per band and within a slow band (BandTask::progress):
+// on a 24 MP photo the slowest method's bands take seconds each. GIMP is
+// told of each hundredth, and of any step at most ten times a second (a
+// band of nlbayes reports every row of reference patches). One per run,
+// lent to the job by reference: the engine copies its progress function.
+class ProgressBar {
+ public:
+  bool update(double fraction) {
+    const double at = now();
+    if (fraction >= 1.0 || fraction - shown_ >= 0.01 || (fraction > shown_ && at - shown_at_ >= 0.1)) {
+      progress_update(fraction);
+      shown_ = fraction;
+      shown_at_ = at;
+    }
+    return true;  // GIMP cancels a plug-in by ending its process
+  }
+
+ private:
+  double shown_ = -1, shown_at_ = 0;
+};
 
 }  // namespace
 
 std::string measure_drawable_noise(gint32 drawable, edgewise::NoiseEstimate& noise) {
-  const int channels = drawable_channels(drawable);
-  const int width = gimp_drawable_width(drawable), height = gimp_drawable_height(drawable);
+  const edgewise::ImageShape image = drawable_shape(drawable);
   GeglBuffer* buffer = gimp_drawable_get_buffer(drawable);
-  GeglRowSource whole(buffer, {0, 0, width, height}, channels);
+  edgewise_gegl::BufferRectSource whole(drawable_view(buffer, image.channels));
   std::string error;
   try {
-    noise = edgewise::estimate_noise(whole, {width, height, channels});
+    noise = edgewise::estimate_image_noise(whole, image, 0);
   } catch (const std::exception& failure) {
     error = failure.what();
   }
@@ -89,23 +105,10 @@ std::string measure_drawable_noise(gint32 drawable, edgewise::NoiseEstimate& noi
 
 std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings, const edgewise::NoiseEstimate* noise,
                             const std::string& progress) {
-  GeglRectangle selection{};
+  edgewise::PixelRect selection;
   if (!gimp_drawable_mask_intersect(drawable, &selection.x, &selection.y, &selection.width, &selection.height))
     return "";  // the selection does not touch this drawable: nothing to do
-  const int channels = drawable_channels(drawable);
-  // The selection grown by the filter's reach (clamped to the drawable,
-  // where the CLI clamps too), on the filter's grid and planned for the
-  // whole drawable (core/region.h): the selection's pixels are then those
-  // of filtering the whole drawable.
-  edgewise::RegionPlan plan;
-  try {
-    plan =
-        edgewise::plan_region(settings.spec, {gimp_drawable_width(drawable), gimp_drawable_height(drawable), channels},
-                              {selection.x, selection.y, selection.width, selection.height});
-  } catch (const std::exception& error) {
-    return error.what();
-  }
-  const GeglRectangle region = {plan.read.x, plan.read.y, plan.read.width, plan.read.height};
+  const edgewise::ImageShape image = drawable_shape(drawable);
 
   const bool timing = std::getenv("EDGEWISE_TIMING") != nullptr;
   Timing times;
@@ -113,51 +116,41 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings,
   Buffers buffers;
   buffers.source = gimp_drawable_get_buffer(drawable);
   buffers.shadow = gimp_drawable_get_shadow_buffer(drawable);
-  GeglRowSource source(buffers.source, region, channels);
-  GeglRowSink sink(buffers.shadow, region, selection, channels);
+  edgewise_gegl::BufferRectSource source(drawable_view(buffers.source, image.channels));
+  edgewise_gegl::BufferRectSink sink(drawable_view(buffers.shadow, image.channels));
 
-  edgewise::RunOptions options;
-  options.backend = settings.backend;
-  // Auto values follow the whole drawable's noise, as the dialog's preview
-  // does, not the selection's: a small selection shows too little to measure.
+  // The selection's bounds filtered as the whole drawable filters them
+  // (core/region_job.h grows them by the reach, clamped to the drawable
+  // where the CLI clamps too). Auto values follow the whole drawable's
+  // noise, as the dialog's preview does, not the selection's: a small
+  // selection shows too little to measure.
+  edgewise::RegionJob job;
+  job.spec = settings.spec;
+  job.image = image;
+  job.wanted = selection;
+  job.backend = settings.backend;
+  job.noise = noise;
   edgewise::NoiseEstimate measured;
-  if (noise) {
-    options.noise = noise;
-  } else if (edgewise::needs_noise(settings.spec)) {
+  if (!noise && edgewise::needs_noise(settings.spec)) {
     progress_init(kMeasuringNoise);
     progress_pulse();
     const std::string error = measure_drawable_noise(drawable, measured);
     if (!error.empty()) return error;
-    options.noise = &measured;
+    job.noise = &measured;
   }
-  if (timing) options.observer = &times;
-  // Per band, and within a slow band (BandTask::progress): on a 24 MP
-  // photo the slowest method's bands take seconds each.
-  // GIMP is told of each hundredth, and of any step at most ten times a
-  // second (a band of nlbayes reports every row of reference patches).
-  double shown = -1, shown_at = 0;
-  options.progress = [&shown, &shown_at](double fraction) {
-    const double at = now();
-    if (fraction >= 1.0 || fraction - shown >= 0.01 || (fraction > shown && at - shown_at >= 0.1)) {
-      progress_update(fraction);
-      shown = fraction;
-      shown_at = at;
-    }
-    return true;  // GIMP cancels a plug-in by ending its process
-  };
-  options.notice = [](const std::string& text) {
+  if (timing) job.observer = &times;
+  ProgressBar bar;
+  job.progress = [&bar](double fraction) { return bar.update(fraction); };
+  job.notice = [](const std::string& text) {
     gimp_progress_set_text(text.c_str());
     g_message("%s", text.c_str());
   };
   progress_init(progress.empty() ? progress_text(settings) : progress);
-  edgewise::RunReport report;
-  try {
-    report = edgewise::run_filter(plan.spec, {region.width, region.height, channels}, source, sink, options);
-  } catch (const edgewise::Cancelled&) {
-    return "cancelled";
-  } catch (const std::exception& error) {
-    return error.what();
-  }
+  const edgewise::RegionOutcome outcome = edgewise::filter_region(job, source, sink);
+  // On failure the shadow holds the input (filter_region never leaves it
+  // half-written) and is never merged: the drawable is unchanged.
+  if (!outcome.filtered) return outcome.error;
+  edgewise::RunReport report = outcome.report;
   const double filtered = now();
   // The shadow's tiles must reach GIMP before it merges them: flushed here,
   // and again by the unref.
@@ -165,7 +158,7 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings,
   // A run at auto that changed nothing visible says so (never a silent
   // no-op): the selection's samples before and after.
   if (!report.auto_values.empty()) {
-    report.largest_change = largest_change(buffers.source, buffers.shadow, selection, channels);
+    report.largest_change = largest_change(buffers.source, buffers.shadow, selection, image.channels);
     const std::string unchanged = edgewise::unchanged_notice(report);
     if (!unchanged.empty()) g_message("%s", unchanged.c_str());
   }
@@ -180,7 +173,7 @@ std::string filter_drawable(gint32 drawable, const edgewise::Settings& settings,
   progress_update(1.0);
   if (timing)
     std::fprintf(stderr, "edgewise timing: %dx%dx%d on %s: read %.3f s, filter %.3f s, write %.3f s, merge %.3f s\n",
-                 region.width, region.height, channels, report.backend.c_str(), times.read,
+                 outcome.read.width, outcome.read.height, image.channels, report.backend.c_str(), times.read,
                  filtered - start - times.read - times.written, times.written, now() - filtered);
   return "";
 }

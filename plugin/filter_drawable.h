@@ -1,4 +1,5 @@
-// Filters one drawable's selection through its shadow buffer: the drawable
+// Filters one drawable's selection through its shadow buffer, with the
+// region adapter the GEGL operation uses (core/region_job.h): the drawable
 // changes only when the whole job succeeded, in one undo step.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Helpers for the tests of a part of an image filtered alone (core/region.h,
-// gegl/region_job.h): an image in memory read and written by rectangles,
+// core/region_job.h): an image in memory read and written by rectangles,
 // specs drawn for any filter of a registry, and the parts a GEGL render
 // asks for (1x1, single rows and columns, corners, tiles, the whole).
 #pragma once

@@ -1,4 +1,4 @@
-// A part of an image filtered alone (core/region.h, gegl/region_job.h: what
+// A part of an image filtered alone (core/region.h, core/region_job.h: what
 // the GEGL operation does with each tile GEGL asks for), on the CPU: for
 // every filter of the registry, at its defaults and at drawn values, any
 // part (one pixel, a row, a column, corners, anywhere, the whole) comes out
@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "nlbayes.h"
 #include "region_support.h"
@@ -45,6 +47,16 @@ FloatImage whole_image(const FilterSpec& spec, const FloatImage& image, const No
   edgewise::RunOptions options;
   options.noise = &noise;
   return run_cpu(spec, image, options);
+}
+
+// A job that could not run: the reason, the input in the part, nothing
+// written outside it.
+void expect_passed_through(const RegionOutcome& outcome, const std::string& error, const FloatImage& out,
+                           const FloatImage& image, const PixelRect& part) {
+  EXPECT_FALSE(outcome.filtered);
+  EXPECT_EQ(outcome.error, error);
+  EXPECT_EQ(max_difference_in(out, image, part), 0.0);
+  EXPECT_TRUE(untouched_outside(out, part));
 }
 
 // Every filter, its defaults and two drawn specs, on an RGBA and a grey
@@ -215,10 +227,7 @@ TEST(RegionJob, BadSpecPassesInputThrough) {
   FloatImage out = nan_image(shape);
   ImageRects source(image), sink(out);
   const RegionOutcome outcome = edgewise::filter_region(cpu_job(spec, shape, part, nullptr), source, sink);
-  EXPECT_FALSE(outcome.filtered);
-  EXPECT_EQ(outcome.error, edgewise::validate(spec));
-  EXPECT_EQ(max_difference_in(out, image, part), 0.0);
-  EXPECT_TRUE(untouched_outside(out, part));
+  expect_passed_through(outcome, edgewise::validate(spec), out, image, part);
 }
 
 // A GPU failing part-way (simulated here where there is none) reruns on
@@ -247,6 +256,51 @@ TEST(RegionJob, GpuFailureRerunsOnTheCpu) {
       EXPECT_TRUE(untouched_outside(out, part));
     }
   }
+}
+
+// What the plug-in takes from a job as it runs: each notice as it comes
+// (the progress bar's text while the CPU reruns), the rows read and
+// written (its EDGEWISE_TIMING), and the part read; a progress function
+// that says stop gets "cancelled" and the input in the part.
+class CountingObserver : public edgewise::RunObserver {
+ public:
+  void rows_read(int rows, double) override { read += rows; }
+  void rows_written(int rows, double) override { written += rows; }
+  int read = 0, written = 0;
+};
+
+TEST(RegionJob, NoticesObserverAndCancelling) {
+  EW_SEEDED_RNG(rng);
+  const ImageShape shape{60, 50, 3};
+  FloatImage image = random_image(rng, shape);
+  const NoiseEstimate noise = edgewise::estimate_noise(image, shape);
+  const FilterSpec spec;
+  const PixelRect part{11, 7, 30, 25};
+  const edgewise::BackendList failing =
+      edgewise::with_injected_failure(edgewise::installed_backends(), edgewise::InjectedFailure::launch);
+  RegionJob job = cpu_job(spec, shape, part, &noise);
+  job.backend = "auto";
+  job.backends = &failing;
+  std::vector<std::string> told;
+  job.notice = [&told](const std::string& text) { told.push_back(text); };
+  CountingObserver observer;
+  job.observer = &observer;
+  FloatImage out = nan_image(shape);
+  ImageRects source(image), sink(out);
+  const RegionOutcome outcome = edgewise::filter_region(job, source, sink);
+  ASSERT_TRUE(outcome.filtered) << outcome.error;
+  EXPECT_FALSE(told.empty());
+  EXPECT_EQ(told, outcome.notices);
+  const PixelRect read = edgewise::plan_region(spec, shape, part).read;
+  EXPECT_EQ(std::vector<int>({outcome.read.x, outcome.read.y, outcome.read.width, outcome.read.height}),
+            std::vector<int>({read.x, read.y, read.width, read.height}));
+  EXPECT_GE(observer.read, read.height);
+  EXPECT_GE(observer.written, read.height);
+
+  job = cpu_job(spec, shape, part, &noise);
+  job.progress = [](double) { return false; };
+  out = nan_image(shape);
+  expect_passed_through(edgewise::filter_region(job, source, sink), "cancelled", out, image, part);
 }
 
 // Every backend running out of host memory after its first band's garbage

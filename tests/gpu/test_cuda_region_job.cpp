@@ -1,4 +1,4 @@
-// The GEGL operation's GPU path without GEGL: filter_region (gegl/region_job.h),
+// The GEGL operation's GPU path without GEGL: filter_region (core/region_job.h),
 // the function the operation's process() calls for each tile, on the CUDA
 // backend. For every filter of the registry, parts of an image (1x1, rows,
 // columns, corners, tiles, the whole) filtered on the GPU match the same

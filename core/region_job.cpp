@@ -66,6 +66,8 @@ void copy_unchanged(RectSource& source, RectSink& sink, const PixelRect& part, i
 std::string message_of(const std::exception_ptr& failure) {
   try {
     std::rethrow_exception(failure);
+  } catch (const Cancelled&) {
+    return "cancelled";
   } catch (const std::bad_alloc&) {
     return "out of memory";
   } catch (const std::exception& error) {
@@ -106,13 +108,18 @@ RegionOutcome filter_region(const RegionJob& job, RectSource& source, RectSink& 
   std::exception_ptr failure;
   try {
     const RegionPlan plan = plan_region(job.spec, job.image, part);
+    outcome.read = plan.read;
     NoiseEstimate measured;
     RunOptions options;
     options.backend = job.backend;
     options.backend_options.threads = job.threads;
     options.backends = job.backends;
     options.progress = job.progress;
-    options.notice = [&outcome](const std::string& text) { outcome.notices.push_back(text); };
+    options.observer = job.observer;
+    options.notice = [&outcome, &job](const std::string& text) {
+      outcome.notices.push_back(text);
+      if (job.notice) job.notice(text);
+    };
     if (needs_noise(plan.spec)) {
       if (!job.noise) measured = estimate_image_noise(source, job.image, job.threads);
       options.noise = job.noise ? job.noise : &measured;

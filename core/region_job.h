@@ -1,5 +1,7 @@
-// What the GEGL operation does with the part of an image GEGL asks for,
-// free of GEGL so that it is tested where GEGL is not (the GPU machine:
+// Filtering part of an image, for every front end that does: the GEGL
+// operation (the part GEGL asks for) and the GIMP plug-in (a drawable's
+// selection, written to its shadow buffer). Free of GEGL and GIMP, so that
+// it is tested where neither is (the GPU machine:
 // tests/gpu/test_cuda_region_job.cpp): the part filtered through the
 // engine as it comes out of the whole image (core/region.h), on the
 // backend asked for with the engine's fallback, and never an exception.
@@ -8,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,8 +19,9 @@
 
 namespace edgewise {
 
-// Pixels of any rectangle of the image (a GeglBuffer), as interleaved 0..1
-// floats: R'G'B' or grey, then alpha when the image has it.
+// Pixels of any rectangle of the image (a GeglBuffer: gegl/buffer_rects.h),
+// as interleaved 0..1 floats: R'G'B' or grey, then alpha when the image
+// has it.
 class RectSource {
  public:
   virtual ~RectSource() = default;
@@ -43,6 +47,10 @@ struct RegionJob {
   int threads = 0;                        // CPU threads, 0 = all cores
   const BackendList* backends = nullptr;  // null: installed_backends()
   ProgressFn progress;                    // may be empty
+  // Each of the engine's notices as it comes (a progress bar's text while
+  // the CPU reruns), besides RegionOutcome::notices; may be empty.
+  std::function<void(const std::string&)> notice;
+  RunObserver* observer = nullptr;  // may be null (the plug-in's EDGEWISE_TIMING)
 };
 
 struct RegionOutcome {
@@ -50,6 +58,7 @@ struct RegionOutcome {
   std::string error;                 // why it was not filtered, one message ("" when it was, or nothing was wanted)
   std::vector<std::string> notices;  // the engine's: a backend that failed and the rerun on the CPU
   RunReport report;                  // when filtered
+  PixelRect read;                    // the part read: wanted grown by the reach (once planned)
 };
 
 // The part of `wanted` inside the image copied from source to sink
