@@ -16,8 +16,10 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
+#include "band_io.h"
 #include "nlbayes_math.h"
 #include "opponent_color.h"
 
@@ -35,9 +37,10 @@ int ceil_half(int value) { return (value + 1) / 2; }
 
 class NlBayesKernel : public BandKernel {
  public:
-  NlBayesKernel(const NlbPlan& plan, const KernelContext& context)
+  NlBayesKernel(const NlbPlan& plan, const KernelContext& context, NlbBasicObserver observer = {})
       : plan_(plan),
         context_(context),
+        observer_(std::move(observer)),
         threads_(std::max(1, context.threads)),
         row_function_(select_nlbayes_row_function()),
         scratch_(size_t(threads_)),
@@ -194,6 +197,7 @@ class NlBayesKernel : public BandKernel {
     first_job.patch = nlb_patch_side(p.first.patch, noisy.width, noisy.height);
     if (p.steps == 1) return run_step(first_job, out0, out1);
     const NlbRows basic = run_step(first_job, b0, b1);
+    if (observer_) observer_(scale, basic);
     job.basic = &basic;
     return run_step(job, out0, out1);
   }
@@ -280,6 +284,7 @@ class NlBayesKernel : public BandKernel {
 
   const NlbPlan& plan_;
   const KernelContext& context_;  // the runner's, which outlives the kernel
+  NlbBasicObserver observer_;     // nlbayes_run_observed's; empty in production
   int threads_;
   NlbRowFunction row_function_;
   std::vector<NlbScratch> scratch_;
@@ -303,6 +308,25 @@ BandCost nlbayes_own_cost(const Plan& plan) {
 
 std::unique_ptr<BandKernel> make_nlbayes_kernel(const Plan& plan, const KernelContext& context) {
   return std::make_unique<NlBayesKernel>(static_cast<const NlbPlan&>(plan), context);
+}
+
+void nlbayes_run_observed(const NlbPlan& plan, const float* image, float* result, int threads,
+                          const NlbBasicObserver& observer) {
+  // As the CPU runner (cpu_backend.cpp) runs a band of every row: its
+  // halo clamped from the image, the output packed back.
+  const int width = plan.shape.width, height = plan.shape.height, planes = plan.shape.channels;
+  const int band_rows = height + 2 * plan.reach;
+  std::vector<float> band(padded_band_floats(band_rows, width, plan.pad, planes));
+  PaddedBand input = describe_padded_band(-plan.reach, band_rows, width, plan.pad, planes, band.data());
+  const size_t stride = size_t(width) * size_t(planes) * sizeof(float);
+  unpack_rows({const_cast<float*>(image), stride, SampleType::f32, 0, height}, height, input);
+  std::vector<float> planar(size_t(planes) * size_t(height) * size_t(width));
+  const OutputBand output = describe_output_band(0, height, width, planes, planar.data());
+  KernelContext context;
+  context.band_rows = height;
+  context.threads = threads;
+  NlBayesKernel(plan, context, observer).run(input, output, {});
+  pack_rows(output, {result, stride, SampleType::f32, 0, height});
 }
 
 }  // namespace edgewise::cpu

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -49,6 +50,21 @@ struct NlbRows {
     return data.data() + (size_t(plane) * size_t(rows) + size_t(y - row0)) * size_t(width);
   }
 };
+
+// Sees a scale's basic estimate (its first step's result, rows [row0, row0 +
+// rows) of that scale: the rows its second step reads) before that scale's
+// second step runs.
+using NlbBasicObserver = std::function<void(int scale, const NlbRows& basic)>;
+
+// A test hook (tests/test_nlbayes.cpp): the band kernel on the whole image
+// as one band, on `threads` threads (`image` and `result`: interleaved 0-1
+// floats of plan.shape), telling `observer` each scale's basic estimate.
+// A float and a double first step may take a near tie apart, and the
+// second step's groups then differ over a whole search window; fed the
+// estimate the CPU's second step read, scale by scale, the reference's
+// second step compares on the same input. Production runs never observe.
+void nlbayes_run_observed(const NlbPlan& plan, const float* image, float* result, int threads,
+                          const NlbBasicObserver& observer);
 
 // One step of one scale: what its groups read.
 struct NlbStepJob {

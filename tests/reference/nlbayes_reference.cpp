@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -484,15 +486,23 @@ Level denoise_level(const Level& noisy, const std::vector<NlBayesNoise>& noise, 
 
 // Denoises level `scale` of the pyramid whose finest given level is `noisy`
 // and recombines with the coarser levels (Noise Clinic): out = D + U(out' - Dn(D)).
-Level multiscale(const Level& noisy, const NlBayesSettings& s, int scale, const Level* given_basic) {
-  Level denoised = denoise_level(noisy, s.noise[size_t(scale)], s, scale == 0 ? given_basic : nullptr, scale == 0);
+// `basics`: the given step-2 guides of the first basics.size() scales.
+Level multiscale(const Level& noisy, const NlBayesSettings& s, int scale, const std::vector<Level>& basics) {
+  const Level* given = size_t(scale) < basics.size() ? &basics[size_t(scale)] : nullptr;
+  if (given && (given->width() != noisy.width() || given->height() != noisy.height() ||
+                given->colour.size() != noisy.colour.size()))
+    throw std::invalid_argument("nlbayes_reference: the basic estimate of scale " + std::to_string(scale) + " is " +
+                                std::to_string(given->width()) + "x" + std::to_string(given->height()) + "x" +
+                                std::to_string(given->colour.size()) + ", the scale " + std::to_string(noisy.width()) +
+                                "x" + std::to_string(noisy.height()) + "x" + std::to_string(noisy.colour.size()));
+  Level denoised = denoise_level(noisy, s.noise[size_t(scale)], s, given, scale == 0);
   if (scale + 1 == s.scales) return denoised;
   Level coarse_noisy;
   for (const Plane& plane : noisy.colour) coarse_noisy.colour.push_back(downsample(plane));
   coarse_noisy.alpha = downsample(noisy.alpha);
   coarse_noisy.unstable.assign(size_t(coarse_noisy.width()) * size_t(coarse_noisy.height()), 0);
   coarse_noisy.bound.assign(coarse_noisy.unstable.size(), 0.0);
-  const Level coarse = multiscale(coarse_noisy, s, scale + 1, nullptr);
+  const Level coarse = multiscale(coarse_noisy, s, scale + 1, basics);
   const int width = noisy.width(), height = noisy.height();
   const int cw = coarse.width(), ch = coarse.height();
   // Instability of the downsampled denoised level and of the coarse result.
@@ -571,16 +581,29 @@ Level opponent_level(const ReferenceImage& input) {
   return level;
 }
 
-}  // namespace
+// A given basic estimate as a level: exact (stable, bound 0); its alpha
+// holds its size only (step 2 weighs members by the noisy level's alpha).
+Level given_level(const NlBayesBasic& basic) {
+  Level level;
+  level.alpha = Plane(basic.width, basic.height, 1.0);
+  const size_t pixels = size_t(basic.width) * size_t(basic.height);
+  for (const std::vector<double>& values : basic.planes) {
+    if (values.size() != pixels)
+      throw std::invalid_argument("nlbayes_reference: a basic estimate's plane holds " + std::to_string(values.size()) +
+                                  " samples for " + std::to_string(basic.width) + "x" + std::to_string(basic.height));
+    Plane plane(basic.width, basic.height);
+    plane.values = values;
+    level.colour.push_back(plane);
+  }
+  level.unstable.assign(pixels, 0);
+  level.bound.assign(pixels, 0.0);
+  return level;
+}
 
-NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettings& settings,
-                                const ReferenceImage* basic) {
+// The finest level's result back in the input's channels, 0-1.
+NlBayesResult to_result(const ReferenceImage& input, const Level& out) {
   const int width = input.width, height = input.height;
   const int colours = input.channels >= 3 ? 3 : 1;
-  const Level level = opponent_level(input);
-  Level given;
-  if (basic) given = opponent_level(*basic);
-  const Level out = multiscale(level, settings, 0, basic ? &given : nullptr);
   const double r3 = std::sqrt(3.0), r2 = std::sqrt(2.0), r6 = std::sqrt(6.0);
   NlBayesResult result;
   result.image = input;
@@ -606,6 +629,25 @@ NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettin
       }
     }
   return result;
+}
+
+}  // namespace
+
+NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettings& settings,
+                                const ReferenceImage* basic) {
+  std::vector<Level> basics;
+  if (basic) basics.push_back(opponent_level(*basic));
+  return to_result(input, multiscale(opponent_level(input), settings, 0, basics));
+}
+
+NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettings& settings,
+                                const std::vector<NlBayesBasic>& basics) {
+  if (int(basics.size()) != settings.scales)
+    throw std::invalid_argument("nlbayes_reference: " + std::to_string(basics.size()) + " basic estimates for " +
+                                std::to_string(settings.scales) + " scales");
+  std::vector<Level> levels;
+  for (const NlBayesBasic& basic : basics) levels.push_back(given_level(basic));
+  return to_result(input, multiscale(opponent_level(input), settings, 0, levels));
 }
 
 }  // namespace edgewise_reference

@@ -94,4 +94,26 @@ inline constexpr double kMaxRoundingBound = 0.025 / 255.0;
 NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettings& settings,
                                 const ReferenceImage* basic = nullptr);
 
+// One scale's basic estimate as an implementation computed it: the
+// opponent planes (Y, C1, C2; or grey) in code values, row-major, of that
+// scale's size (each scale the 2 x 2 means of the finer one's pixels).
+struct NlBayesBasic {
+  int width = 0, height = 0;
+  std::vector<std::vector<double>> planes;
+};
+
+// Every scale's step 2 guided by `basics[scale]` (one per scale) instead
+// of its step 1's result, so that the steps of several scales are compared
+// on the implementation's own step 1: a float and a double step 1 differ by
+// more than the near-tie margins allow for, and a step-2 decision on them
+// may go either way unflagged (seed 9529512051811526549 of
+// MatchesReferenceAwkwardSizes, 31 x 17 RGBA, 3 scales: a candidate at
+// 192.046 on the reference's own step 1, tau 192, margin 0.026, stayed out
+// of a group the CPU's took it into, 0.27 code values apart; on the CPU's
+// step 1 it is at 191.981, a near tie, flagged). Given estimates are
+// exact: none of their samples is unstable, their rounding bound 0.
+// Throws std::invalid_argument where a scale's size or planes differ.
+NlBayesResult nlbayes_reference(const ReferenceImage& input, const NlBayesSettings& settings,
+                                const std::vector<NlBayesBasic>& basics);
+
 }  // namespace edgewise_reference
