@@ -29,6 +29,12 @@ struct ConvArgs {
   bool relu;
 };
 
+// The layer with one instruction set's kernels (nn_conv_*.cpp); the AVX
+// ones only where the processor has that set.
+void nn_conv_generic(const ConvArgs& a);
+void nn_conv_avx2(const ConvArgs& a);
+void nn_conv_avx512(const ConvArgs& a);
+
 // Runs the layer with the kernels of `isa` (automatic: the machine's, as
 // noise_net_forward picks them).
 void nn_conv(NoiseNetIsa isa, const ConvArgs& a);

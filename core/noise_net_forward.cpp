@@ -1,21 +1,13 @@
 // The noise network's forward pass on the CPU (noise_net.h), one tile on
 // one thread.
 //
-// Activations are HWC with the channels padded to 16 (the first layer's
-// input: its 3 channels) and a zero border of the reading layer's k / 2, so
-// the taps of one kernel row (kx, then channel) are contiguous in the input
-// and in the packed weights ([ky][kx][in'][out']). A block of P output
-// pixels by V vectors of output channels sits in registers; each tap loads
-// V weight vectors, broadcasts one input sample per pixel and does P x V
-// fused multiply-adds: the weight loads are shared by P pixels, the
-// broadcasts by V vectors (GEMM's register blocking, on the image).
-//
-// core/ is built for baseline x86-64, so each instruction set has its own
-// entry (target attributes, picked at run time as cpu_fallback's kernels
-// are): AVX-512 with 16-float vectors in 32 registers, AVX2+FMA with 8 in
-// 16, and baseline SSE2 (no FMA). Block shapes keep accumulators, weights
-// and the broadcast in registers; each set has a wide and a narrow block,
-// the narrow one taken where it computes fewer pixels of a row.
+// The convolutions are nn_conv_blocks.h's register blocks, one file per
+// instruction set built with its flags (core/, picked at run time as
+// cpu_fallback's kernels are): AVX-512 with 16-float vectors in 32
+// registers, AVX2+FMA with 8 in 16, and baseline SSE2 (no FMA). Block
+// shapes keep accumulators, weights and the broadcast in registers; each
+// set has a wide and a narrow block, the narrow one taken where it
+// computes fewer pixels of a row.
 //
 // Measured (bench/bench_noise_net_cpu, the v1 network's 29.0 M
 // multiply-adds a 64 x 64 tile, one thread, AMD EPYC Zen 4, GCC 12, a quiet
@@ -34,184 +26,11 @@
 #include "nn_conv.h"
 #include "noise_net.h"
 
-// Contraction into FMA: GCC's ISO mode (-std=c++17) turns it off, so the
-// kernels' entries ask for it; clang contracts within an expression.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT ON
-#define EW_NN_TARGET(isa) __attribute__((target(isa)))
-#else
-#define EW_NN_TARGET(isa) __attribute__((target(isa), optimize("fp-contract=fast")))
-#endif
-#define EW_NN_INLINE __attribute__((always_inline)) inline
-
 namespace edgewise {
 
 namespace {
 
 int round_up16(int channels) { return (channels + 15) / 16 * 16; }
-
-template <class Vec>
-constexpr int kLanes = int(sizeof(Vec) / sizeof(float));
-
-// Output pixels x0 .. x0 + P - 1 of row y, channels c0 .. c0 + V * lanes - 1.
-template <class Vec, int V, int P>
-EW_NN_INLINE void conv_block(const ConvArgs& a, int y, int x0, int c0) {
-  constexpr int L = kLanes<Vec>;
-  // Every loop over the block unrolled, so the accumulators stay in
-  // registers (clang 14 keeps 8 x 3 of them on the stack otherwise: 2.5
-  // times the time).
-  Vec acc[P][V];
-#pragma GCC unroll 4
-  for (int v = 0; v < V; ++v) {
-    Vec bias;
-    std::memcpy(&bias, a.bias + c0 + v * L, sizeof bias);
-#pragma GCC unroll 16
-    for (int p = 0; p < P; ++p) acc[p][v] = bias;
-  }
-  const int taps = a.kernel * a.in_stride;  // one kernel row
-  const size_t pixel_step = size_t(a.step) * size_t(a.in_stride);
-  for (int ky = 0; ky < a.kernel; ++ky) {
-    const float* in = a.in + size_t(y * a.step + ky) * a.in_row + size_t(x0) * pixel_step;
-    const float* w = a.weights + size_t(ky) * size_t(taps) * size_t(a.out_stride) + size_t(c0);
-    for (int j = 0; j < taps; ++j, w += a.out_stride) {
-      Vec weight[V];
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) std::memcpy(&weight[v], w + v * L, sizeof(Vec));
-#pragma GCC unroll 16
-      for (int p = 0; p < P; ++p) {
-        const float sample = in[size_t(p) * pixel_step + size_t(j)];
-#pragma GCC unroll 4
-        for (int v = 0; v < V; ++v) acc[p][v] += sample * weight[v];
-      }
-    }
-  }
-#pragma GCC unroll 16
-  for (int p = 0; p < P; ++p) {
-    float* o = a.out + size_t(y) * a.out_row + size_t(x0 + p) * size_t(a.out_stride) + size_t(c0);
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) {
-      if (a.relu) {
-        // The sum where it is positive, by its bits and the comparison's
-        // mask (GCC scalarises a vector ?:).
-        const auto positive = acc[p][v] > Vec{};
-        acc[p][v] = Vec(decltype(positive)(acc[p][v]) & positive);
-      }
-      std::memcpy(o + v * L, &acc[p][v], sizeof(Vec));
-    }
-  }
-}
-
-// Every output pixel for one range of channels, in blocks of P pixels. A
-// row not a multiple of P ends with a block that overlaps the one before:
-// it computes those pixels again from the same inputs, to the same values.
-template <class Vec, int V, int P>
-EW_NN_INLINE void conv_rows(const ConvArgs& a, int c0) {
-  for (int y = 0; y < a.height; ++y) {
-    int x = 0;
-    for (; x + P <= a.width; x += P) conv_block<Vec, V, P>(a, y, x, c0);
-    if (x == a.width) continue;
-    if (a.width >= P) {
-      conv_block<Vec, V, P>(a, y, a.width - P, c0);
-    } else {
-      for (; x < a.width; ++x) conv_block<Vec, V, 1>(a, y, x, c0);
-    }
-  }
-}
-
-// Pixels computed for a row of `width` in blocks of `block`.
-inline int computed_pixels(int width, int block) {
-  return width < block ? 4 * width : (width + block - 1) / block * block;
-}
-
-// The wide blocks, or the narrow ones where they compute fewer pixels (an
-// 8-pixel row: 8 in blocks of 4, 12 in blocks of 6).
-template <class Vec, int V, int Wide, int Narrow>
-EW_NN_INLINE void conv_channels(const ConvArgs& a, int c0) {
-  if (computed_pixels(a.width, Narrow) < computed_pixels(a.width, Wide)) return conv_rows<Vec, V, Narrow>(a, c0);
-  conv_rows<Vec, V, Wide>(a, c0);
-}
-
-// The output channels in ranges of at most `most` vectors, as even as can
-// be, smallest first, looped over in each kernel entry itself. Not through
-// a lambda: its body is a function of its own without the entry's target
-// attributes, which a compiler that does not inline it builds for baseline
-// x86-64 (no FMA, vectors in halves): GCC 12 here inlined it, GCC 13.3 on
-// the device gave AVX2 and AVX-512 different bits
-// (NoiseNetForward.FmaInstructionSetsAgreeToTheBit).
-int range_count(int vectors, int most) { return (vectors + most - 1) / most; }
-// The size of the next range after `first` vectors, with `left` ranges to go.
-int range_size(int vectors, int first, int left) { return (vectors - first) / left; }
-
-typedef float Vec4 __attribute__((vector_size(16)));
-
-// Baseline x86-64 (SSE2, no FMA), or any other processor's vectors.
-void conv_generic(const ConvArgs& a) {
-  // At most 8 accumulators, the weights and a broadcast in 16 registers.
-  const int vectors = a.out_stride / 4, ranges = range_count(vectors, 4);
-  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
-    const int c0 = first * 4;
-    count = range_size(vectors, first, ranges - r);
-    switch (count) {
-      case 4:
-        conv_channels<Vec4, 4, 2, 2>(a, c0);
-        break;
-      case 3:
-        conv_channels<Vec4, 3, 3, 2>(a, c0);
-        break;
-      case 2:
-        conv_channels<Vec4, 2, 4, 2>(a, c0);
-        break;
-      default:
-        conv_channels<Vec4, 1, 8, 4>(a, c0);
-    }
-  }
-}
-
-#if defined(__x86_64__)
-typedef float Vec8 __attribute__((vector_size(32)));
-typedef float Vec16 __attribute__((vector_size(64)));
-
-// 16 registers of 8 floats: at most 12 accumulators, the weights, a broadcast.
-EW_NN_TARGET("avx2,fma") void conv_avx2(const ConvArgs& a) {
-  const int vectors = a.out_stride / 8, ranges = range_count(vectors, 3);
-  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
-    const int c0 = first * 8;
-    count = range_size(vectors, first, ranges - r);
-    switch (count) {
-      case 3:
-        conv_channels<Vec8, 3, 4, 2>(a, c0);
-        break;
-      case 2:
-        conv_channels<Vec8, 2, 6, 4>(a, c0);
-        break;
-      default:
-        conv_channels<Vec8, 1, 8, 4>(a, c0);
-    }
-  }
-}
-
-// 32 registers of 16 floats: at most 24 accumulators.
-EW_NN_TARGET("avx512f") void conv_avx512(const ConvArgs& a) {
-  const int vectors = a.out_stride / 16, ranges = range_count(vectors, 4);
-  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
-    const int c0 = first * 16;
-    count = range_size(vectors, first, ranges - r);
-    switch (count) {
-      case 4:
-        conv_channels<Vec16, 4, 4, 4>(a, c0);
-        break;
-      case 3:
-        conv_channels<Vec16, 3, 8, 4>(a, c0);
-        break;
-      case 2:
-        conv_channels<Vec16, 2, 8, 8>(a, c0);
-        break;
-      default:
-        conv_channels<Vec16, 1, 8, 8>(a, c0);
-    }
-  }
-}
-#endif
 
 NoiseNetIsa of(CpuIsa isa) {
   return isa == CpuIsa::avx512 ? NoiseNetIsa::avx512 : isa == CpuIsa::avx2 ? NoiseNetIsa::avx2 : NoiseNetIsa::generic;
@@ -225,11 +44,11 @@ NoiseNetIsa resolve(NoiseNetIsa asked) {
 
 void run_layer(NoiseNetIsa isa, const ConvArgs& a) {
 #if defined(__x86_64__)
-  if (isa == NoiseNetIsa::avx512) return conv_avx512(a);
-  if (isa == NoiseNetIsa::avx2) return conv_avx2(a);
+  if (isa == NoiseNetIsa::avx512) return nn_conv_avx512(a);
+  if (isa == NoiseNetIsa::avx2) return nn_conv_avx2(a);
 #endif
   (void)isa;
-  conv_generic(a);
+  nn_conv_generic(a);
 }
 
 // A buffer of (side + 2 border)^2 pixels of `stride` floats: zero its border.
