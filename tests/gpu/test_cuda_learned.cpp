@@ -262,7 +262,7 @@ TEST(CudaLearnedShort, BandsGiveTheSameBits) {
   PlanRequest request;
   request.noise = &noise;
   request.noise_auto_flags = {"sigma-n"};
-  const std::unique_ptr<Plan> plan = make_plan(spec, image.shape(), request);
+  const std::unique_ptr<Plan> plan = make_plan(resolve_noise(spec, noise), image.shape(), request);
   const auto* provider = find_backend(installed_backends(), "cuda");
   int compared = 0;
   for (const size_t mib : {96, 128, 160, 192, 256, 384}) {
