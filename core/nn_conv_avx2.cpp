@@ -23,10 +23,7 @@ __attribute__((always_inline)) inline Vec8 madd(Vec8 acc, float sample, Vec8 wei
 namespace edgewise {
 
 void nn_conv_avx2(const ConvArgs& a) {
-  const int vectors = a.out_stride / 8, ranges = range_count(vectors, 3);
-  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
-    const int c0 = first * 8;
-    count = range_size(vectors, first, ranges - r);
+  conv_in_ranges<Vec8, 3>(a, [&a](int c0, int count) {
     switch (count) {
       case 3:
         conv_channels<Vec8, 3, 4, 2>(a, c0);
@@ -37,7 +34,7 @@ void nn_conv_avx2(const ConvArgs& a) {
       default:
         conv_channels<Vec8, 1, 8, 4>(a, c0);
     }
-  }
+  });
 }
 
 }  // namespace edgewise

@@ -23,10 +23,7 @@ __attribute__((always_inline)) inline Vec16 madd(Vec16 acc, float sample, Vec16 
 namespace edgewise {
 
 void nn_conv_avx512(const ConvArgs& a) {
-  const int vectors = a.out_stride / 16, ranges = range_count(vectors, 4);
-  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
-    const int c0 = first * 16;
-    count = range_size(vectors, first, ranges - r);
+  conv_in_ranges<Vec16, 4>(a, [&a](int c0, int count) {
     switch (count) {
       case 4:
         conv_channels<Vec16, 4, 4, 4>(a, c0);
@@ -40,7 +37,7 @@ void nn_conv_avx512(const ConvArgs& a) {
       default:
         conv_channels<Vec16, 1, 8, 8>(a, c0);
     }
-  }
+  });
 }
 
 }  // namespace edgewise

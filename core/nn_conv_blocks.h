@@ -113,11 +113,20 @@ EW_NN_INLINE void conv_channels(const ConvArgs& a, int c0) {
   conv_rows<Vec, V, Wide>(a, c0);
 }
 
-// The output channels in ranges of at most `most` vectors, as even as can
-// be, smallest first, looped over in each kernel entry itself.
-int range_count(int vectors, int most) { return (vectors + most - 1) / most; }
-// The size of the next range after `first` vectors, with `left` ranges to go.
-int range_size(int vectors, int first, int left) { return (vectors - first) / left; }
+// The layer over the output channels in ranges of at most `Most` vectors,
+// as even as can be, smallest first: `shape` runs each range (its first
+// channel and its count of vectors) with the blocks that count takes. The
+// files of each instruction set give their own shapes; this file is built
+// with their flags, so the lambda they pass is too.
+template <class Vec, int Most, class Shape>
+EW_NN_INLINE void conv_in_ranges(const ConvArgs& a, Shape shape) {
+  constexpr int L = kLanes<Vec>;
+  const int vectors = a.out_stride / L, ranges = (vectors + Most - 1) / Most;
+  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
+    count = (vectors - first) / (ranges - r);
+    shape(first * L, count);
+  }
+}
 
 }  // namespace
 }  // namespace edgewise

@@ -20,10 +20,7 @@ namespace edgewise {
 
 void nn_conv_generic(const ConvArgs& a) {
   // At most 8 accumulators, the weights and a broadcast in 16 registers.
-  const int vectors = a.out_stride / 4, ranges = range_count(vectors, 4);
-  for (int r = 0, first = 0, count = 0; r < ranges; ++r, first += count) {
-    const int c0 = first * 4;
-    count = range_size(vectors, first, ranges - r);
+  conv_in_ranges<Vec4, 4>(a, [&a](int c0, int count) {
     switch (count) {
       case 4:
         conv_channels<Vec4, 4, 2, 2>(a, c0);
@@ -37,7 +34,7 @@ void nn_conv_generic(const ConvArgs& a) {
       default:
         conv_channels<Vec4, 1, 8, 4>(a, c0);
     }
-  }
+  });
 }
 
 }  // namespace edgewise
