@@ -1,6 +1,6 @@
 // The learned denoiser's forward pass on the GPU (issue 36): the program
 // of core/denoise_net.h on one tile, its convolutions on the tensor cores
-// (fp16 samples and weights, fp32 sums: mma.sync m16n8k16), every other
+// (mma_conv.h: fp16 samples and weights, fp32 sums), every other
 // step an elementwise kernel. Compute capability 8.0 or newer (the mma
 // shape); older devices are refused by `unsupported` so the caller runs
 // the CPU.
@@ -25,6 +25,7 @@
 
 #include "denoise_net.h"
 #include "device_resources.h"
+#include "mma_conv.h"
 
 namespace edgewise::cuda {
 
@@ -51,11 +52,8 @@ class DeviceDenoiseNet {
 
  private:
   struct Conv {
-    int layer = 0;              // in net_.net.layers
-    int in_chunks = 0;          // input channels / 16, padded
-    int out_padded = 0;         // output channels padded to 16 (the tensor's stride)
-    int out_blocks = 0;         // blocks of 64 output channels
-    size_t weights = 0, bias = 0;  // offsets (halves, floats) in the device arrays
+    int layer = 0;  // in net_.net.layers
+    MmaConv mma;
   };
   // Buffers a program needs, in tensor sizes relative to a tile: each
   // step's input and output buffer, and each buffer's size in halves for

@@ -1,13 +1,14 @@
 // The noise-map network's forward pass on the GPU (issue 36), for the
 // learned filter's map: the layers of core/noise_net.h on a batch of tiles,
-// in fp32 (the network is 29 M multiply-adds a 64 px tile, a fifth of the
-// denoiser's per pixel: plain FMA loops, no tensor cores), each tile on its
-// own with zeros around it, as the CPU and PyTorch run it.
+// each tile on its own with zeros around it, as the CPU and PyTorch run it.
 //
-// Tensors are per tile CHW (channel planes of side x side floats), so that
-// a warp's threads read neighbouring pixels of one plane; each thread sums
-// kOutGroup output channels at one pixel, reading each input sample once
-// for all of them.
+// The convolutions are mma_conv.h's: tensors fp16 HWC, channels padded to
+// 16, sums in fp32 on the tensor cores, the last layer's outputs kept in
+// fp32. Counted for v1: 29 M multiply-adds a 64 px tile, 170 G for 24 MP;
+// the fp32 loops this replaces ran them in 80 ms (4 TFLOP/s), the tensor
+// cores' dense fp16 rate is about 100 times that. fp16's 11-bit
+// significand: tests/gpu/test_cuda_noise_net.cpp bounds the output against
+// the double reference and says why the bound suffices.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "device_resources.h"
+#include "mma_conv.h"
 #include "noise_net.h"
 
 namespace edgewise::cuda {
@@ -37,14 +39,13 @@ class DeviceNoiseNet {
 
  private:
   struct Layer {
-    int in = 0, out = 0, kernel = 1, stride = 1, in_side = 0, out_side = 0;
-    bool relu = false;
-    size_t weights = 0, bias = 0;  // offsets (floats) in the device array
+    MmaConv conv;
+    int in_side = 0, out_side = 0, in_stride = 0;
   };
   NoiseNet net_;
   std::vector<Layer> layers_;
-  size_t largest_ = 0;  // floats of the largest tensor of one tile
-  DeviceMemory parameters_;
+  size_t largest_ = 0;  // halves of the largest tensor of one tile
+  DeviceMemory weights_, bias_;
 };
 
 }  // namespace edgewise::cuda

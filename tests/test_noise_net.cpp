@@ -28,6 +28,7 @@
 namespace {
 
 using namespace edgewise;
+using namespace edgewise_test::noise_nets;
 using edgewise_test::reference_layers;
 using edgewise_test::runnable_isas;
 
@@ -57,47 +58,6 @@ TEST(Sha256, LengthsAroundThePaddingBoundary) {
       {119, "31eba51c313a5c08226adf18d4a359cfdfd8d2e816b13f4af952f7ea6584dcfb"},
       {120, "2f3d335432c70b580af0e8e1b3674a7c020d683aa5f73aaaedfdc55af904c21c"}};
   for (const auto& [length, digest] : cases) EXPECT_EQ(sha_of(std::string(length, 'a')), digest) << length << " bytes";
-}
-
-// ---- Networks ----
-
-struct Shape {
-  int in, out, kernel, stride;
-};
-
-// The v1 architecture of the training code.
-const std::vector<Shape> kV1 = {{3, 16, 3, 1},  {16, 32, 3, 2}, {32, 32, 3, 1}, {32, 48, 3, 2},
-                                {48, 48, 3, 1}, {48, 64, 3, 2}, {64, 64, 3, 1}, {64, 18, 1, 1}};
-// Two stride-1 layers (cell 1), one with a 5 x 5 kernel.
-const std::vector<Shape> kSmall = {{3, 8, 3, 1}, {8, 5, 5, 1}};
-// Channel counts that are no multiple of 16, more than 64 outputs (several
-// channel ranges), a 5 x 5 kernel with stride 2 and a 1 x 1 one with stride 2.
-const std::vector<Shape> kOdd = {{3, 20, 5, 2}, {20, 100, 3, 1}, {100, 24, 1, 2}, {24, 7, 3, 1}};
-
-// Random He-scaled weights (variance 2 / fan-in, as PyTorch's
-// kaiming_uniform_ with ReLU's gain), so activations stay of order 1
-// through the layers; biases in +-0.1.
-NoiseNet random_network(const std::vector<Shape>& shapes, std::mt19937_64& rng, int tile = 64) {
-  NoiseNet net;
-  net.tile = tile;
-  net.outputs = shapes.back().out;
-  for (int i = 0; i < net.outputs; ++i) net.output_names.push_back("o" + std::to_string(i));
-  for (size_t l = 0; l < shapes.size(); ++l) {
-    const Shape& s = shapes[l];
-    NoiseNetLayer layer;
-    layer.in = s.in;
-    layer.out = s.out;
-    layer.kernel = s.kernel;
-    layer.stride = s.stride;
-    layer.relu = l + 1 < shapes.size();
-    const double bound = std::sqrt(6.0 / (s.in * s.kernel * s.kernel));
-    std::uniform_real_distribution<float> weight(float(-bound), float(bound)), bias(-0.1f, 0.1f);
-    for (int i = 0; i < s.out * s.in * s.kernel * s.kernel; ++i) layer.weights.push_back(weight(rng));
-    for (int i = 0; i < s.out; ++i) layer.bias.push_back(bias(rng));
-    net.layers.push_back(std::move(layer));
-  }
-  prepare_noise_net(net);
-  return net;
 }
 
 std::vector<float> forward(const NoiseNet& net, const std::vector<float>& tile, int size, NoiseNetScratch& scratch) {

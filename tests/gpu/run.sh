@@ -152,8 +152,9 @@ if has_step fourier-sanitizer; then
   done
 fi
 
-# The learned filter on the GPU (issue 36): its tests against the CPU,
-# memcheck and racecheck on its short set, its benchmark (24 MP, 800x600),
+# The learned filter on the GPU (issue 36): its tests against the CPU, both
+# networks' against the double reference, memcheck and racecheck on their
+# short sets, its benchmark (24 MP, 800x600),
 # and the noise network's instruction sets agreeing under this machine's
 # compiler (NoiseNetForward). A GPU the backend refuses the learned plans
 # on (below compute capability 8.0) skips its tests, and this step fails.
@@ -164,6 +165,14 @@ if has_step learned; then
   EDGEWISE_TEST_PNM=$gpu_build/photos "$gpu_build"/tests/gpu/test_cuda_learned > "$LOGS/test-learned.log" 2>&1 || status=1
   grep -E "^\[  (PASSED|FAILED|  SKIPPED|       OK) |learned GPU|Expected|Which is|seed" "$LOGS/test-learned.log" | head -60
   verdict test_cuda_learned "$LOGS/test-learned.log" "$gpu_build"/tests/gpu/test_cuda_learned
+  # Both networks' forward passes against the double reference (their
+  # convolutions are one kernel, cuda/mma_conv.cu).
+  for net in noise_net denoise_net; do
+    step "test_cuda_$net"
+    "$gpu_build"/tests/gpu/test_cuda_$net > "$LOGS/test-cuda-$net.log" 2>&1 || status=1
+    grep -E "^\[  (PASSED|FAILED|  SKIPPED|       OK) |INFO|Expected|Which is|seed" "$LOGS/test-cuda-$net.log" | head -40
+    verdict test_cuda_$net "$LOGS/test-cuda-$net.log" "$gpu_build"/tests/gpu/test_cuda_$net
+  done
   step "test_noise_net (this machine's compiler), test_learned where the PNG reader is built"
   "$gpu_build"/tests/test_noise_net > "$LOGS/test-noise-net.log" 2>&1 || status=1
   [[ ! -x "$gpu_build"/tests/test_learned ]] || "$gpu_build"/tests/test_learned > "$LOGS/test-learned-cpu.log" 2>&1 || status=1
@@ -179,6 +188,9 @@ if has_step learned; then
   for tool in memcheck racecheck; do
     step "compute-sanitizer $tool: CudaLearnedShort.AgreesWithCpuAtAwkwardSizes"
     sanitize "$tool" tests/gpu/test_cuda_learned 'CudaLearnedShort.AgreesWithCpuAtAwkwardSizes' "$LOGS/sanitizer-learned-$tool.log"
+    step "compute-sanitizer $tool: CudaNoiseNet.BatchesGiveEachTilesBits, CudaDenoiseNet.RunsAgainToTheBit"
+    sanitize "$tool" tests/gpu/test_cuda_noise_net 'CudaNoiseNet.BatchesGiveEachTilesBits' "$LOGS/sanitizer-noise-net-$tool.log"
+    sanitize "$tool" tests/gpu/test_cuda_denoise_net 'CudaDenoiseNet.RunsAgainToTheBit' "$LOGS/sanitizer-denoise-net-$tool.log"
   done
 fi
 
