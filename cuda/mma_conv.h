@@ -28,7 +28,8 @@ struct MmaConv {
   int kernel = 1, stride = 1;
   int in_chunks = 0;   // input channels / 16, padded
   int out_padded = 0;  // output channels padded to 16 (the output tensor's stride)
-  int out_blocks = 0;  // blocks of 64 output channels
+  int block_n = 64;    // output channels a block: 16, 32 or 64
+  int out_blocks = 0;  // blocks of block_n output channels
   bool relu = false;
   size_t weights = 0, bias = 0;  // offsets (halves, floats) in the device arrays
 };
