@@ -1,13 +1,14 @@
 // The collaborative denoiser's band kernel on the CPU. Per band: the band's
-// image rows in the opponent space (code values), then, from the output
-// rows back, each scale's rows (the 2 x 2 means of the finer scale's) and
-// each step's: the reference rows whose groups reach the rows the step must
-// deliver are cut into slabs of kSlabGridRows grid rows, fixed by the grid
-// (so by image coordinates); OpenMP threads take slabs, each adding its
-// groups to its own sums, and the slabs' sums are added to the step's in
-// slab order. A pixel's numerator is therefore the same sum in the same
-// order for any band height or thread count (groups, then members, then
-// slabs, all in raster order), and the output is bit-identical.
+// image rows in the opponent space (code values), then the band's schedule
+// (core/filters/nlbayes_schedule.h: each scale's rows, the 2 x 2 means of
+// the finer scale's, and each step's): the reference grid rows whose
+// groups reach the rows the step must deliver are cut into slabs of
+// kSlabGridRows grid rows, fixed by the grid (so by image coordinates);
+// OpenMP threads take slabs, each adding its groups to its own sums, and
+// the slabs' sums are added to the step's in slab order. A pixel's
+// numerator is therefore the same sum in the same order for any band
+// height or thread count (groups, then members, then slabs, all in raster
+// order), and the output is bit-identical.
 #include "nlbayes_cpu.h"
 
 #include <omp.h>
@@ -16,11 +17,14 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "band_io.h"
 #include "nlbayes_math.h"
+#include "nlbayes_schedule.h"
 #include "opponent_color.h"
 
 namespace edgewise::cpu {
@@ -33,7 +37,12 @@ namespace {
 constexpr int kSlabGridRows = kNlbSumGridRows;
 constexpr int kSlabsPerThread = 2;
 
-int ceil_half(int value) { return (value + 1) / 2; }
+// Throws where a range of rows to read is not all held: a schedule that
+// missed a margin fails loudly instead of reading rows nobody computed.
+void require_rows(int row0, int rows, const NlbRowRange& needed, const char* what) {
+  if (!NlbRowRange{row0, row0 + rows}.contains(needed))
+    throw std::logic_error(std::string("nlbayes: ") + what + " outside the rows the schedule computed");
+}
 
 class NlBayesKernel : public BandKernel {
  public:
@@ -73,7 +82,9 @@ class NlBayesKernel : public BandKernel {
       if (p.has_alpha) std::memcpy(level.row(colours, y), in[colours], size_t(width) * sizeof(float));
     }
     const int out0 = output.first_row, out1 = output.first_row + output.rows;
-    const NlbRows result = denoise(0, level, out0, out1);
+    schedule_ = nlbayes_schedule(p, width, height, out0, out1);
+    require_rows(level.row0, level.rows, schedule_.scale[0].input, "the band's input");
+    const NlbRows result = denoise(level);
 #pragma omp parallel for schedule(static) num_threads(threads_)
     for (int y = out0; y < out1; ++y) {
       const int j = y - out0;
@@ -100,40 +111,47 @@ class NlBayesKernel : public BandKernel {
   // quarter of the finer scale's pixels.
   static double scale_weight(int scale) { return std::ldexp(1.0, -2 * scale); }
 
-  // Scale `scale`'s result for rows [out0, out1), from its input rows
-  // `noisy` (enough rows around them: nlbayes_reach).
-  NlbRows denoise(int scale, const NlbRows& noisy, int out0, int out1) {
-    const int height = noisy.height;
-    if (scale + 1 == plan_.params.scales) return denoise_scale(scale, noisy, out0, out1);
-    // The denoised rows the 2 x 2 means under the bilinear taps need.
-    const int d0 = std::max(0, out0 - 2), d1 = std::min(height, out1 + 2);
-    const NlbRows denoised = denoise_scale(scale, noisy, d0, d1);
-    const NlbRows coarse_noisy = downsample(noisy, true);
-    int c0, c1, unused_int;
-    float unused;
-    const int coarse_height = ceil_half(height);
-    nlb_upsample_taps(out0, coarse_height, c0, unused_int, unused);
-    nlb_upsample_taps(out1 - 1, coarse_height, unused_int, c1, unused);
-    const NlbRows coarse = denoise(scale + 1, coarse_noisy, c0, c1 + 1);
-    NlbRows low = downsample(denoised, false);
+  // The band's result on scale 0's out rows, from its input rows `level`:
+  // every scale's input (2 x 2 means of the finer one's), then from the
+  // coarsest, out_k = D_k + U(out_{k+1} - Dn(D_k)).
+  NlbRows denoise(const NlbRows& level) {
+    const int scales = schedule_.scales;
+    std::vector<NlbRows> coarse_inputs(size_t(scales - 1));
+    std::vector<const NlbRows*> noisy(size_t(scales), &level);
+    for (int k = 1; k < scales; ++k) {
+      coarse_inputs[size_t(k - 1)] = downsample(*noisy[size_t(k - 1)], schedule_.scale[k].input, true);
+      noisy[size_t(k)] = &coarse_inputs[size_t(k - 1)];
+    }
+    NlbRows result = denoise_scale(scales - 1, *noisy[size_t(scales - 1)]);
+    for (int k = scales - 2; k >= 0; --k) result = recombine(k, denoise_scale(k, *noisy[size_t(k)]), result);
+    return result;
+  }
+
+  // Scale k's result on its out rows: its steps' result `denoised` plus the
+  // upsampled difference of the coarser scale's result `coarse` and the 2 x 2
+  // means of `denoised`.
+  NlbRows recombine(int k, const NlbRows& denoised, const NlbRows& coarse) {
+    const NlbScaleRows& rows = schedule_.scale[k];
+    const NlbScaleRows& coarser = schedule_.scale[k + 1];
     // low := coarse - Dn(denoised), on the coarse rows the taps read.
-    for (int c = 0; c < noisy.channels; ++c)
-      for (int y = c0; y <= c1; ++y) {
+    NlbRows low = downsample(denoised, coarser.out, false);
+    for (int c = 0; c < denoised.channels; ++c)
+      for (int y = coarser.out.first; y < coarser.out.end; ++y) {
         float* l = low.row(c, y);
-        const float* k = coarse.row(c, y);
-        for (int x = 0; x < low.width; ++x) l[x] = k[x] - l[x];
+        const float* from = coarse.row(c, y);
+        for (int x = 0; x < low.width; ++x) l[x] = from[x] - l[x];
       }
     NlbRows out;
-    out.resize(noisy.width, height, out0, out1 - out0, noisy.channels, false);
+    out.resize(denoised.width, denoised.height, rows.out.first, rows.out.rows(), denoised.channels, false);
 #pragma omp parallel for schedule(static) num_threads(threads_)
-    for (int y = out0; y < out1; ++y) {
+    for (int y = rows.out.first; y < rows.out.end; ++y) {
       int y_first, y_second;
       float wy;
-      nlb_upsample_taps(y, coarse_height, y_first, y_second, wy);
-      for (int c = 0; c < noisy.channels; ++c) {
+      nlb_upsample_taps(y, coarser.height, y_first, y_second, wy);
+      for (int c = 0; c < denoised.channels; ++c) {
         const float *a = low.row(c, y_first), *b = low.row(c, y_second), *d = denoised.row(c, y);
         float* o = out.row(c, y);
-        for (int x = 0; x < noisy.width; ++x) {
+        for (int x = 0; x < denoised.width; ++x) {
           int x_first, x_second;
           float wx;
           nlb_upsample_taps(x, low.width, x_first, x_second, wx);
@@ -145,72 +163,67 @@ class NlBayesKernel : public BandKernel {
     return out;
   }
 
-  // The 2 x 2 means of the rows `fine` holds completely (the image's last
-  // row alone where its height is odd); alpha too when asked.
-  NlbRows downsample(const NlbRows& fine, bool with_alpha) {
-    const int width = ceil_half(fine.width), height = ceil_half(fine.height);
-    const int first = ceil_half(fine.row0);
-    const int fine_end = fine.row0 + fine.rows;
-    const int end = fine_end == fine.height ? height : fine_end / 2;
+  // The 2 x 2 means (the pixels of the block inside the image) on coarse
+  // rows `rows`; alpha too when asked.
+  NlbRows downsample(const NlbRows& fine, const NlbRowRange& rows, bool with_alpha) {
+    require_rows(fine.row0, fine.rows, {2 * rows.first, std::min(fine.height, 2 * rows.end)}, "2 x 2 means");
+    const int width = (fine.width + 1) / 2, height = (fine.height + 1) / 2;
     const bool alpha = with_alpha && fine.alpha;
     NlbRows coarse;
-    coarse.resize(width, height, first, std::max(0, end - first), fine.channels, alpha);
+    coarse.resize(width, height, rows.first, rows.rows(), fine.channels, alpha);
     const int planes = fine.channels + (alpha ? 1 : 0);
 #pragma omp parallel for schedule(static) num_threads(threads_)
-    for (int y = first; y < end; ++y) {
-      const int rows = 2 * y + 1 < fine.height ? 2 : 1;
+    for (int y = rows.first; y < rows.end; ++y) {
+      const int pair_rows = 2 * y + 1 < fine.height ? 2 : 1;
       for (int c = 0; c < planes; ++c) {
         const float* top = fine.row(c, 2 * y);
-        const float* bottom = fine.row(c, 2 * y + rows - 1);
+        const float* bottom = fine.row(c, 2 * y + pair_rows - 1);
         float* out = coarse.row(c, y);
         for (int x = 0; x < width; ++x) {
           const bool pair = 2 * x + 1 < fine.width;
           float sum = top[2 * x];
           if (pair) sum += top[2 * x + 1];
-          if (rows == 2) {
+          if (pair_rows == 2) {
             sum += bottom[2 * x];
             if (pair) sum += bottom[2 * x + 1];
           }
-          out[x] = sum / float(rows * (pair ? 2 : 1));
+          out[x] = sum / float(pair_rows * (pair ? 2 : 1));
         }
       }
     }
     return coarse;
   }
 
-  // One scale, both steps: rows [out0, out1).
-  NlbRows denoise_scale(int scale, const NlbRows& noisy, int out0, int out1) {
+  // One scale, both steps, on the schedule's rows.
+  NlbRows denoise_scale(int scale, const NlbRows& noisy) {
     const NlbParams& p = plan_.params;
+    const NlbScaleRows& rows = schedule_.scale[scale];
     NlbStepJob job;
     job.params = &p;
     job.noise = &plan_.noise;
     job.scale = scale;
     job.noisy = &noisy;
-    job.step = &p.second;
-    job.patch = nlb_patch_side(p.second.patch, noisy.width, noisy.height);
-    NlbStep second_reach = p.second;
-    second_reach.patch = job.patch;
-    const int reach = nlb_step_reach(second_reach);
-    const int b0 = std::max(0, out0 - reach), b1 = std::min(noisy.height, out1 + reach);
-    NlbStepJob first_job = job;
-    first_job.step = &p.first;
-    first_job.patch = nlb_patch_side(p.first.patch, noisy.width, noisy.height);
-    if (p.steps == 1) return run_step(first_job, out0, out1);
-    const NlbRows basic = run_step(first_job, b0, b1);
+    job.step = &p.first;
+    job.patch = rows.step[0].patch;
+    if (p.steps == 1) return run_step(job, rows.step[0]);
+    const NlbRows basic = run_step(job, rows.step[0]);
     if (observer_) observer_(scale, basic);
+    job.step = &p.second;
+    job.patch = rows.step[1].patch;
     job.basic = &basic;
-    return run_step(job, out0, out1);
+    return run_step(job, rows.step[1]);
   }
 
-  // One step's result for rows [out0, out1): the sums of every group whose
-  // members reach those rows, divided; the input where no group reached.
-  NlbRows run_step(const NlbStepJob& job, int out0, int out1) {
+  // One step's result on its out rows: the sums of the groups of its grid
+  // rows, divided; the input where no group reached.
+  NlbRows run_step(const NlbStepJob& job, const NlbStepRows& schedule) {
     const NlbRows& noisy = *job.noisy;
+    require_rows(noisy.row0, noisy.rows, schedule.read, "a step's groups");
+    if (job.basic) require_rows(job.basic->row0, job.basic->rows, schedule.read, "the basic estimate's groups");
     const int width = noisy.width, height = noisy.height, channels = noisy.channels;
-    const int patch = job.patch, radius = job.step->search_radius, step = job.step->step;
-    const int g0 = nlb_grid_first_from(out0 - radius - patch + 1, height, patch, step);
-    const int g1 = nlb_grid_first_from(out1 + radius, height, patch, step);
-    const int rows = out1 - out0;
+    const int patch = job.patch, step = job.step->step;
+    const int out0 = schedule.out.first, out1 = schedule.out.end, rows = schedule.out.rows();
+    const int g0 = schedule.grid.first, g1 = std::max(g0, schedule.grid.end);
     std::vector<float>& total = step_sums_;
     total.assign(size_t(channels + 1) * size_t(rows) * size_t(width), 0.0f);
     const NlbSums sums{out0, rows, width, channels, total.data()};
@@ -231,10 +244,9 @@ class NlBayesKernel : public BandKernel {
       for (int k = 0; k < in_wave; ++k) {
         const int slab_g0 = std::max(g0, (wave + k) * kSlabGridRows);
         const int slab_g1 = std::min(g1, (wave + k + 1) * kSlabGridRows);
-        const int top = std::max(out0, nlb_grid_position(slab_g0, height, patch, step) - radius);
-        const int bottom =
-            std::min(out1, nlb_grid_position(std::max(slab_g0, slab_g1 - 1), height, patch, step) + radius + patch);
-        const int slab_rows = std::max(0, bottom - top);
+        const NlbRowRange spanned = nlb_group_rows({slab_g0, slab_g1}, height, patch, *job.step);
+        const int top = std::max(out0, spanned.first);
+        const int slab_rows = std::max(0, std::min(out1, spanned.end) - top);
         std::vector<float>& buffer = slab_sums_[size_t(k)];
         buffer.assign(size_t(channels + 1) * size_t(slab_rows) * size_t(width), 0.0f);
         slab[size_t(k)] = {top, slab_rows, width, channels, buffer.data()};
@@ -290,6 +302,7 @@ class NlBayesKernel : public BandKernel {
   std::vector<NlbScratch> scratch_;
   std::vector<std::vector<float>> slab_sums_;
   std::vector<float> step_sums_;
+  NlbSchedule schedule_;                   // the band's
   double work_total_ = 1, work_done_ = 0;  // the band's steps, weighed by scale_weight
 };
 

@@ -2,14 +2,14 @@
 // J. Imaging Sciences 2013; multiscale as the Noise Clinic, Lebrun, Colom &
 // Morel, IPOL 2015; core/filters/nlbayes.h states the algorithm) on the
 // GPU: the CPU band kernel's steps (cpu_fallback/nlbayes_cpu.cpp) with the
-// same row ranges, on the device. Per band, on the slot's stream:
+// same schedule (core/filters/nlbayes_schedule.h: every scale's and step's
+// rows), on the device. Per band, on the slot's stream:
 //   - the input band's colour planes become opponent code values in place
 //     (the kernel may overwrite its input band);
-//   - from the output rows back, each scale's rows (2 x 2 means of the
-//     finer scale's) and each step's: the step's sums zeroed, one block per
-//     reference patch of every grid row whose groups reach the rows the step
-//     delivers (nlbayes_groups.cu), then sums divided (a pixel no group
-//     reached keeps the step's input);
+//   - each scale's input rows (2 x 2 means of the finer scale's) and each
+//     step's: the step's sums zeroed, one block per reference patch of the
+//     schedule's grid rows (nlbayes_groups.cu), then sums divided (a pixel
+//     no group reached keeps the step's input);
 //   - the scales recombined from the coarsest (denoised + bilinear
 //     upsampling of coarse - Dn(denoised)), back to R'G'B' in the output.
 // The sums are 32.32 fixed-point integers added by atomics, so every pixel's
@@ -25,10 +25,12 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 #include "device_resources.h"
 #include "nlbayes_cuda.h"
 #include "nlbayes_math.h"
+#include "nlbayes_schedule.h"
 #include "opponent_color.h"
 
 namespace edgewise::cuda {
@@ -44,8 +46,6 @@ int shared_memory_limit() {
     return kMaxSharedBytes;
   return limit;
 }
-
-int ceil_half(int value) { return (value + 1) / 2; }
 
 dim3 grid_for(int width, int rows, dim3 block) {
   return dim3(unsigned(width + int(block.x) - 1) / block.x, unsigned(rows + int(block.y) - 1) / block.y);
@@ -170,23 +170,35 @@ class Workspace {
   size_t most_sums_ = 0, used_ = 0;
 };
 
+// Throws where a range of rows to read is not all held (as the CPU's
+// kernel does): a schedule that missed a margin fails loudly, in the
+// measuring pass already.
+void require_rows(const NlbDeviceRows& held, const NlbRowRange& needed, const char* what) {
+  if (!NlbRowRange{held.row0, held.row0 + held.rows}.contains(needed))
+    throw std::logic_error(std::string("nlbayes: ") + what + " outside the rows the schedule computed");
+}
+
 // One band's run (or its measurement, when the workspace only measures).
 class BandRun {
  public:
   BandRun(const NlbPlan& plan, const NlbNoiseTable* noise, Workspace& workspace, cudaStream_t stream)
       : plan_(plan), noise_(noise), ws_(workspace), stream_(stream) {}
 
-  // The image rows [first, end) of the input (opponent planes, alpha), the
-  // output's rows [out0, out1).
-  NlbDeviceRows run(const NlbDeviceRows& level, int out0, int out1) { return denoise(0, level, out0, out1); }
+  // The image rows of the input (opponent planes, alpha), the output's rows
+  // [out0, out1).
+  NlbDeviceRows run(const NlbDeviceRows& level, int out0, int out1) {
+    schedule_ = nlbayes_schedule(plan_.params, level.width, level.height, out0, out1);
+    require_rows(level, schedule_.scale[0].input, "the band's input");
+    return denoise(level);
+  }
 
  private:
-  NlbDeviceRows make_rows(int width, int height, int row0, int rows, int channels, bool alpha) {
+  NlbDeviceRows make_rows(int width, int height, const NlbRowRange& rows, int channels, bool alpha) {
     NlbDeviceRows r;
     r.width = width;
     r.height = height;
-    r.row0 = row0;
-    r.rows = std::max(0, rows);
+    r.row0 = rows.first;
+    r.rows = rows.rows();
     r.channels = channels;
     r.alpha = alpha;
     r.plane_stride = size_t(r.rows) * size_t(width);
@@ -194,38 +206,38 @@ class BandRun {
     return r;
   }
 
-  NlbDeviceRows denoise(int scale, const NlbDeviceRows& noisy, int out0, int out1) {
-    const int height = noisy.height;
-    if (scale + 1 == plan_.params.scales) return denoise_scale(scale, noisy, out0, out1);
-    const int d0 = std::max(0, out0 - 2), d1 = std::min(height, out1 + 2);
-    const NlbDeviceRows denoised = denoise_scale(scale, noisy, d0, d1);
-    const NlbDeviceRows coarse_noisy = downsample(noisy, true);
-    int c0, c1, unused_int;
-    float unused;
-    const int coarse_height = ceil_half(height);
-    nlb_upsample_taps(out0, coarse_height, c0, unused_int, unused);
-    nlb_upsample_taps(out1 - 1, coarse_height, unused_int, c1, unused);
-    const NlbDeviceRows coarse = denoise(scale + 1, coarse_noisy, c0, c1 + 1);
-    const NlbDeviceRows low = downsample(denoised, false);
-    NlbDeviceRows out = make_rows(noisy.width, height, out0, out1 - out0, noisy.channels, false);
+  // As the CPU's: every scale's input, then from the coarsest, out_k = D_k +
+  // U(out_{k+1} - Dn(D_k)).
+  NlbDeviceRows denoise(const NlbDeviceRows& level) {
+    const int scales = schedule_.scales;
+    NlbDeviceRows noisy[kNlbMaxScales];
+    noisy[0] = level;
+    for (int k = 1; k < scales; ++k) noisy[k] = downsample(noisy[k - 1], schedule_.scale[k].input, true);
+    NlbDeviceRows result = denoise_scale(scales - 1, noisy[scales - 1]);
+    for (int k = scales - 2; k >= 0; --k) result = recombine(k, denoise_scale(k, noisy[k]), result);
+    return result;
+  }
+
+  NlbDeviceRows recombine(int k, const NlbDeviceRows& denoised, const NlbDeviceRows& coarse) {
+    const NlbScaleRows& coarser = schedule_.scale[k + 1];
+    const NlbDeviceRows low = downsample(denoised, coarser.out, false);
+    NlbDeviceRows out = make_rows(denoised.width, denoised.height, schedule_.scale[k].out, denoised.channels, false);
     if (ws_.live()) {
-      nlb_difference_kernel<<<grid_for(low.width, c1 - c0 + 1, kBlock), kBlock, 0, stream_>>>(coarse, low, c0,
-                                                                                              c1 - c0 + 1);
+      const dim3 low_grid = grid_for(low.width, low.rows, kBlock);
+      nlb_difference_kernel<<<low_grid, kBlock, 0, stream_>>>(coarse, low, low.row0, low.rows);
       check(cudaGetLastError(), "launching the nlbayes scales' difference");
       nlb_upsample_kernel<<<grid_for(out.width, out.rows, kBlock), kBlock, 0, stream_>>>(denoised, low, out,
-                                                                                         coarse_height);
+                                                                                         coarser.height);
       check(cudaGetLastError(), "launching the nlbayes upsampling");
     }
     return out;
   }
 
-  NlbDeviceRows downsample(const NlbDeviceRows& fine, bool with_alpha) {
-    const int width = ceil_half(fine.width), height = ceil_half(fine.height);
-    const int first = ceil_half(fine.row0);
-    const int fine_end = fine.row0 + fine.rows;
-    const int end = fine_end == fine.height ? height : fine_end / 2;
-    const NlbDeviceRows coarse =
-        make_rows(width, height, first, end - first, fine.channels, with_alpha && fine.alpha);
+  // The 2 x 2 means on coarse rows `rows`; alpha too when asked.
+  NlbDeviceRows downsample(const NlbDeviceRows& fine, const NlbRowRange& rows, bool with_alpha) {
+    require_rows(fine, {2 * rows.first, std::min(fine.height, 2 * rows.end)}, "2 x 2 means");
+    const int width = (fine.width + 1) / 2, height = (fine.height + 1) / 2;
+    const NlbDeviceRows coarse = make_rows(width, height, rows, fine.channels, with_alpha && fine.alpha);
     if (ws_.live() && coarse.rows > 0) {
       nlb_downsample_kernel<<<grid_for(width, coarse.rows, kBlock), kBlock, 0, stream_>>>(fine, coarse);
       check(cudaGetLastError(), "launching the nlbayes 2 x 2 means");
@@ -233,42 +245,38 @@ class BandRun {
     return coarse;
   }
 
-  NlbDeviceRows denoise_scale(int scale, const NlbDeviceRows& noisy, int out0, int out1) {
+  NlbDeviceRows denoise_scale(int scale, const NlbDeviceRows& noisy) {
     const NlbParams& p = plan_.params;
-    NlbStep second_reach = p.second;
-    second_reach.patch = nlb_patch_side(p.second.patch, noisy.width, noisy.height);
-    const int reach = nlb_step_reach(second_reach);
-    const int b0 = std::max(0, out0 - reach), b1 = std::min(noisy.height, out1 + reach);
-    if (p.steps == 1) return run_step(scale, p.first, noisy, nullptr, out0, out1);
-    const NlbDeviceRows basic = run_step(scale, p.first, noisy, nullptr, b0, b1);
-    return run_step(scale, p.second, noisy, &basic, out0, out1);
+    const NlbScaleRows& rows = schedule_.scale[scale];
+    if (p.steps == 1) return run_step(scale, p.first, rows.step[0], noisy, nullptr);
+    const NlbDeviceRows basic = run_step(scale, p.first, rows.step[0], noisy, nullptr);
+    return run_step(scale, p.second, rows.step[1], noisy, &basic);
   }
 
-  NlbDeviceRows run_step(int scale, const NlbStep& step, const NlbDeviceRows& noisy, const NlbDeviceRows* basic,
-                         int out0, int out1) {
+  NlbDeviceRows run_step(int scale, const NlbStep& step, const NlbStepRows& schedule, const NlbDeviceRows& noisy,
+                         const NlbDeviceRows* basic) {
+    require_rows(noisy, schedule.read, "a step's groups");
+    if (basic) require_rows(*basic, schedule.read, "the basic estimate's groups");
     const int width = noisy.width, height = noisy.height, channels = noisy.channels;
-    const int patch = nlb_patch_side(step.patch, width, height), radius = step.search_radius;
-    const int g0 = nlb_grid_first_from(out0 - radius - patch + 1, height, patch, step.step);
-    const int g1 = nlb_grid_first_from(out1 + radius, height, patch, step.step);
     NlbDeviceStep job;
     job.params = plan_.params;
     job.step = step;
     job.scale = scale;
-    job.patch = patch;
+    job.patch = schedule.patch;
     job.noise = noise_;
     job.noisy = noisy;
     if (basic) job.basic = *basic;
-    job.sums.row0 = out0;
-    job.sums.rows = out1 - out0;
+    job.sums.row0 = schedule.out.first;
+    job.sums.rows = schedule.out.rows();
     job.sums.width = width;
     job.sums.channels = channels;
     const size_t sums_count = size_t(channels + 1) * size_t(job.sums.rows) * size_t(width);
     job.sums.data = ws_.sums(sums_count);
-    job.grid0 = g0;
-    job.grid_rows = std::max(0, g1 - g0);
-    job.grid_columns = nlb_grid_count(width, patch, step.step);
+    job.grid0 = schedule.grid.first;
+    job.grid_rows = schedule.grid.rows();
+    job.grid_columns = nlb_grid_count(width, schedule.patch, step.step);
     job.layout = nlb_group_layout(plan_.params, step, basic != nullptr, width, height);
-    NlbDeviceRows out = make_rows(width, height, out0, out1 - out0, channels, false);
+    NlbDeviceRows out = make_rows(width, height, schedule.out, channels, false);
     if (ws_.live() && out.rows > 0) {
       check(cudaMemsetAsync(job.sums.data, 0, sums_count * sizeof(unsigned long long), stream_),
             "clearing the nlbayes sums");
@@ -283,6 +291,7 @@ class BandRun {
   const NlbNoiseTable* noise_;
   Workspace& ws_;
   cudaStream_t stream_;
+  NlbSchedule schedule_;  // the band's
 };
 
 // The input band's image rows as the scale-0 rows (planes in place).
@@ -314,14 +323,13 @@ Need measure(const NlbPlan& plan, const DeviceBand& input, int out0, int out1) {
 
 // The largest group layout of the plan's steps over its scales.
 size_t largest_shared_bytes(const NlbPlan& plan) {
+  const NlbParams& p = plan.params;
+  const NlbSchedule schedule = nlbayes_schedule(p, plan.shape.width, plan.shape.height, 0, 1);
   size_t most = 0;
-  int width = plan.shape.width, height = plan.shape.height;
-  for (int scale = 0; scale < plan.params.scales; ++scale) {
-    most = std::max(most, nlb_group_layout(plan.params, plan.params.first, false, width, height).bytes());
-    if (plan.params.steps > 1)
-      most = std::max(most, nlb_group_layout(plan.params, plan.params.second, true, width, height).bytes());
-    width = ceil_half(width);
-    height = ceil_half(height);
+  for (int k = 0; k < schedule.scales; ++k) {
+    const int width = schedule.scale[k].width, height = schedule.scale[k].height;
+    most = std::max(most, nlb_group_layout(p, p.first, false, width, height).bytes());
+    if (p.steps > 1) most = std::max(most, nlb_group_layout(p, p.second, true, width, height).bytes());
   }
   return most;
 }

@@ -10,6 +10,7 @@
 
 #include "clipped_noise.h"
 #include "nlbayes_math.h"
+#include "nlbayes_schedule.h"
 
 namespace edgewise {
 
@@ -197,66 +198,61 @@ namespace {
 // pixel (half the patch from 6 px on): every pixel in step 2 gained 0.01
 // dB for four times the groups; every 3rd pixel loses 0.05 dB for 2.2
 // times the speed, every 4th 0.22 dB for 3.9 (the faster preset).
-NlbStep first_step(double sigma, int channels, int patch) {
-  NlbStep step;
-  step.patch = patch > 0 ? patch : 4;
+// The patch sides, which decide the rows a step reads, follow the channels
+// only, never sigma (nlbayes_geometry).
+int first_patch(int patch) { return patch > 0 ? patch : 4; }
+int second_patch(int channels, int patch) { return patch > 0 ? patch : channels == 1 ? 5 : 3; }
+
+void first_step(double sigma, int channels, NlbStep& step) {
   step.group = (channels == 1 ? 2 : 3) * step.patch * step.patch;
   step.beta = channels == 1 ? (sigma < 15 ? 1.1f : sigma < 70 ? 1.0f : 0.9f) : 1.0f;
-  return step;
 }
 
-NlbStep second_step(double sigma, int channels, int patch) {
-  NlbStep step;
+void second_step(double sigma, int channels, NlbStep& step) {
   if (channels == 1) {
-    step.patch = patch > 0 ? patch : 5;
     step.group = sigma < 20 ? 15 : sigma < 40 ? 25 : 30;
     step.beta = sigma < 15 ? 1.1f : sigma < 35 ? 1.0f : 0.9f;
   } else {
-    step.patch = patch > 0 ? patch : 3;
     step.group = 3 * step.patch * step.patch;
     step.beta = sigma < 50 ? 1.2f : 1.0f;
   }
   // IPOL's tau: patches closer than 4 code values per sample join the group.
   step.tau = 16.0f;
-  return step;
 }
 
 }  // namespace
 
-NlbParams nlbayes_params(const NlBayesParameters& n, double sigma, int channels, int scales) {
+NlbParams nlbayes_geometry(const NlBayesParameters& n, int channels, int scales) {
   if (scales < 1 || scales > kNlbMaxScales)
     throw std::invalid_argument("nlbayes_params needs 1 to " + std::to_string(kNlbMaxScales) + " scales, not " +
                                 std::to_string(scales));
   NlbParams p;
   p.channels = channels;
   p.scales = scales;
+  p.first.patch = first_patch(n.patch_size);
+  p.second.patch = second_patch(channels, n.patch_size);
+  for (NlbStep* step : {&p.first, &p.second}) {
+    step->search_radius = n.search_radius;
+    step->step = n.reference_step > 0 ? n.reference_step : std::max(2, step->patch / 2);
+  }
+  return p;
+}
+
+NlbParams nlbayes_params(const NlBayesParameters& n, double sigma, int channels, int scales) {
+  NlbParams p = nlbayes_geometry(n, channels, scales);
   p.strength = n.strength;
-  p.first = first_step(sigma, channels, n.patch_size);
-  p.second = second_step(sigma, channels, n.patch_size);
+  first_step(sigma, channels, p.first);
+  second_step(sigma, channels, p.second);
   if (channels == 1)
     p.flat_gamma_luma = 1.1f;
   else {
     p.flat_gamma_luma = 0.8f;
     p.flat_gamma_chroma = 1.0f;
   }
-  for (NlbStep* step : {&p.first, &p.second}) {
-    if (n.group_size > 0) step->group = n.group_size;
-    step->search_radius = n.search_radius;
-    step->step = n.reference_step > 0 ? n.reference_step : std::max(2, step->patch / 2);
-  }
+  if (n.group_size > 0) p.first.group = p.second.group = n.group_size;
   p.first.group_max = p.first.group;
   p.second.group_max = 2 * p.second.group;
   return p;
-}
-
-int nlbayes_reach(const NlbParams& params) {
-  const int one_scale = nlb_step_reach(params.first) + nlb_step_reach(params.second);
-  // The coarsest scale needs one_scale of its rows; a finer one its own
-  // denoising's rows and the 2 x 2 means and bilinear taps around them
-  // (nlbayes.h), or the coarser result's rows, twice as far.
-  int reach = one_scale;
-  for (int scale = params.scales - 2; scale >= 0; --scale) reach = std::max(one_scale + 2, 2 * reach + 3);
-  return reach;
 }
 
 namespace {
@@ -291,31 +287,28 @@ int nlbayes_scales_bound(const NlBayesParameters& n) {
   return n.sigma_n == float(kNoiseAuto) ? kNlbAutoMaxScales : 1;
 }
 
-// Upper bound before the noise is known: the largest patches the auto rules
-// choose, on the most scales.
+// Before the noise is known (the spec as every front end hands it,
+// core/region.h) the plan's rows are known but for two things: the image's
+// channels, which the spec does not hold (grey's step 2 takes 5 x 5 patches
+// where colour's takes 3 x 3), and the scales auto may choose
+// (nlbayes_scales_bound). Sigma never changes them (nlbayes_geometry), so
+// the bound is the reach of the plan that reads the most rows of those.
 int nlbayes_filter_reach(const FilterSpec& spec) {
   const NlBayesParameters n = nlbayes_parameters(spec);
-  const double sigma = n.sigma_n >= 0.0f ? double(n.sigma_n) : 100.0;
   const int scales = nlbayes_scales_bound(n);
-  return std::max(nlbayes_reach(nlbayes_params(n, sigma, 1, scales)),
-                  nlbayes_reach(nlbayes_params(n, sigma, 3, scales)));
+  return std::max(nlbayes_reach(nlbayes_geometry(n, 1, scales)), nlbayes_reach(nlbayes_geometry(n, 3, scales)));
 }
 
-// Reference patches lie on a grid from the image's origin (every step
-// pixels of the scale they are taken on), their sums are gathered a few
-// grid rows at a time (kNlbSumGridRows) and each coarser scale halves the
-// one above from its origin: a part filtered alone starts on the grid all
-// of them share, so that its pixels are the same sums in the same order.
+// A part filtered alone starts on a row and column where the schedule's
+// grids (every scale's references, the CPU's slabs, the 2 x 2 blocks) all
+// start (nlbayes_row_period), so that its pixels are the same sums in the
+// same order; fewer scales than the bound (auto on white noise) repeat on a
+// divisor of it.
 int nlbayes_region_grid(const FilterSpec& spec) {
   const NlBayesParameters n = nlbayes_parameters(spec);
   const int scales = nlbayes_scales_bound(n);
-  int grid = 1;
-  for (int channels : {1, 3}) {
-    const NlbParams p = nlbayes_params(n, 10.0, channels, scales);
-    grid = std::lcm(grid, std::lcm(p.first.step, p.second.step));
-  }
-  // Fewer scales than the bound (auto on white noise) start on a divisor of it.
-  return (grid * kNlbSumGridRows) << (scales - 1);
+  return std::lcm(nlbayes_row_period(nlbayes_geometry(n, 1, scales)),
+                  nlbayes_row_period(nlbayes_geometry(n, 3, scales)));
 }
 
 double nlbayes_noise_value(const FilterSpec& spec, const ParamInfo&, const NoiseEstimate& noise) {

@@ -64,7 +64,8 @@
 //     dimensions, transparent members).
 // This header holds its parameters (generated from nlbayes_params.def), the
 // values its kernels need, its plan and its registry row; the per-group
-// math is in nlbayes_math.h.
+// math is in nlbayes_math.h, the rows a band computes and reads at each
+// scale and step (which both backends execute) in nlbayes_schedule.h.
 #pragma once
 
 #include <memory>
@@ -181,9 +182,15 @@ int nlbayes_auto_scales(const NoiseEstimate* estimate, int channels);
 // colour channels (the auto rules of patch and group sizes), run on
 // `scales` scales (the spec's, or what auto chose; at least 1).
 NlbParams nlbayes_params(const NlBayesParameters& n, double sigma, int channels, int scales);
+// nlbayes_params's values that decide which rows are read (patch sides,
+// search radii, reference steps, scales; the rest left at their defaults):
+// the noise never changes them, so the reach and the region grid are known
+// before it is.
+NlbParams nlbayes_geometry(const NlBayesParameters& n, int channels, int scales);
 
 // Rows an output row depends on around it, for these values (an upper bound
-// for every image size).
+// for every image size): the farthest rows the schedule reads
+// (nlbayes_schedule.cpp).
 int nlbayes_reach(const NlbParams& params);
 
 const FilterInfo& nlbayes_filter();

@@ -55,10 +55,6 @@ EW_HD void nlb_search_range(int reference, int size, int patch, int radius, int&
   last = reference + radius < size - patch ? reference + radius : size - patch;
 }
 
-// Rows an output row of one step depends on around it: the members of a
-// group lie within R of their reference, whose window spans R and a patch.
-EW_HD int nlb_step_reach(const NlbStep& step) { return 2 * step.search_radius + step.patch - 1; }
-
 // A candidate's rank: its distance, then its raster index in the window. A
 // distance is a sum of squares (never negative), so its bits order as the
 // numbers do; the index makes every key distinct, so the K smallest are one
