@@ -5,7 +5,7 @@
 #
 # EDGEWISE_GPU_STEPS picks steps (default tests,sanitizer,profile,bench,preview,nlm,fourier,pyramid,nlbayes;
 # also nlbayes-all: test_cuda_nlbayes, memcheck and racecheck on its short set, its benchmark and ncu on
-# its group kernel (issue 27, in one call), bm3d-peer: DawyD/bm3d-gpu against nlbayes and nlm on one
+# its group kernel (issue 27, in one call), nlbayes-tests: the same without the benchmark and ncu, bm3d-peer: DawyD/bm3d-gpu against nlbayes and nlm on one
 # noisy photo (issue 27; needs bench/peers/.inputs carried and the target bench_nlbayes_peer),
 # fourier-tests: test_cuda_fourier alone, fourier-sanitizer: memcheck and racecheck on its short set,
 # denoise: the learned denoiser's GPU tests, sanitizers, benchmark and PyTorch peer (issue 36),
@@ -95,7 +95,7 @@ sanitize() {  # sanitize TOOL PROGRAM FILTER LOG
   verdict "$(basename "$2") under $1" "$4" "$gpu_build/$2"
 }
 
-if has_step nlbayes-all; then
+if has_step nlbayes-all || has_step nlbayes-tests; then
   step "test_cuda_nlbayes"
   "$gpu_build"/tests/gpu/test_cuda_nlbayes > "$LOGS/test-nlbayes.log" 2>&1 || status=1
   grep -E "^\[  (PASSED|FAILED|  SKIPPED|       OK) |Expected|Which is|difference|percentile|seed|nlbayes GPU" "$LOGS/test-nlbayes.log" | head -60
@@ -107,6 +107,8 @@ if has_step nlbayes-all; then
     step "compute-sanitizer $tool: CudaNlBayesShort"
     sanitize "$tool" tests/gpu/test_cuda_nlbayes 'CudaNlBayesShort.*' "$LOGS/sanitizer-nlbayes-$tool.log"
   done
+fi
+if has_step nlbayes-all; then
   step "benchmark: Non-Local Bayes"
   "$gpu_build"/bench/bench_nlbayes_cuda 2>&1 | tee "$LOGS/bench-nlbayes.txt" || status=1
   step "profile: nlbayes group kernels at 800x600 (ncu)"
