@@ -57,13 +57,18 @@ TEST(CudaRegionJob, EveryFilterPartMatchesCpu) {
       for (int draw = 0; draw < 3; ++draw) {
         const FilterSpec spec = draw == 0 ? FilterSpec(*filter) : random_spec(rng, *filter);
         SCOPED_TRACE(describe(spec, shape));
-        // The collaborative filter's group search may break near ties
-        // differently on the GPU (test_cuda_nlbayes bounds the GPU against
-        // the CPU): its parts are held to the GPU's own whole image, which
-        // its fixed-point sums make exact.
-        const bool near_ties = std::string(spec.filter().name) == "nlbayes";
+        // Two filters' GPU paths are not the CPU's to 1e-4, each for its
+        // reason, and each has its own test against the CPU: the
+        // collaborative filter's group search may break near ties
+        // differently (test_cuda_nlbayes), the learned filter's networks run
+        // in fp16 on the tensor cores (test_cuda_learned, issue 36's bounds:
+        // here up to 0.1 code values). Their parts are held to the GPU's own
+        // whole image, which both give to the bit (fixed-point sums; tiles
+        // computed where they lie in the image).
+        const std::string name = spec.filter().name;
+        const bool own_whole = name == "nlbayes" || name == "learned";
         FloatImage gpu_whole;
-        if (near_ties) {
+        if (own_whole) {
           FloatImage probe = nan_image(shape);
           if (!no_cuda_kernel(run_part(spec, image, {0, 0, 1, 1}, noise, "cuda", probe)))
             gpu_whole = run_gpu(spec, image, size_t(1) << 30, &noise);
@@ -79,7 +84,7 @@ TEST(CudaRegionJob, EveryFilterPartMatchesCpu) {
           ASSERT_TRUE(outcome.filtered) << outcome.error;
           EXPECT_EQ(outcome.report.backend.rfind("cpu", 0), std::string::npos) << outcome.report.backend;
           EXPECT_TRUE(untouched_outside(gpu, part));
-          if (near_ties) {
+          if (own_whole) {
             EXPECT_EQ(max_difference_in(gpu, gpu_whole, part), 0.0);
             continue;
           }
