@@ -106,6 +106,17 @@ struct FilterInfo {
   // for `image` (the pyramid's automatic levels), so that a region is
   // planned as the whole image is. Null: the spec as it is.
   FilterSpec (*for_image)(const FilterSpec& spec, const ImageShape& image) = nullptr;
+  // Non-empty when its parameters at auto follow more of the noise estimate
+  // than the one value each that noise_value gives (the noise per pixel,
+  // channel or scale: PlanRequest::noise): what they follow. A run at auto
+  // is then not the run at resolve_noise's values; test_auto_params holds
+  // every row to what it says here, either way.
+  const char* auto_follows = "";
+  // The spec its typed parameter structs write when default-constructed
+  // (its X_spec(XParameters{}), param_io.h): test_filter_spec holds it to
+  // every table's default, so that the structs, their generated reader and
+  // writer and the tables agree. Every row of the built-in registry has one.
+  FilterSpec (*typed_defaults)() = nullptr;
   // Throws std::invalid_argument for a spec or shape it cannot plan.
   std::unique_ptr<Plan> (*plan)(const FilterSpec& spec, const ImageShape& shape, const PlanRequest& request) = nullptr;
   // How the Denoise front end offers it (not at all without a method name).

@@ -3,6 +3,10 @@
 // parameters' validation.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "filter_registry.h"
 #include "settings.h"
 #include "test_support.h"
 
@@ -114,9 +118,15 @@ TEST(AdaptiveSpec, ValidatorNamesTheParameter) {
   Settings settings;
   EXPECT_EQ(apply_argument(settings, "filter", "adaptive"), "");
   EXPECT_EQ(&settings.spec.filter(), &adaptive_filter());
-  EXPECT_NE(apply_argument(settings, "filter", "median")
-                .find("expected bilateral, adaptive, nlm, fourier, pyramid, nlbayes or learned"),
-            std::string::npos);
+  // The refusal lists every registered filter, in the registry's order:
+  // "expected bilateral, adaptive, ... or learned".
+  const std::vector<const FilterInfo*>& filters = builtin_registry().filters();
+  ASSERT_GE(filters.size(), 2u);
+  std::string expected = "expected ";
+  for (size_t i = 0; i < filters.size(); ++i)
+    expected += std::string(i == 0 ? "" : i + 1 < filters.size() ? ", " : " or ") + filters[i]->name;
+  const std::string refusal = apply_argument(settings, "filter", "median");
+  EXPECT_NE(refusal.find("invalid filter 'median': " + expected), std::string::npos) << refusal;
 }
 
 // Beyond radius 32 the GPU does not run the adaptive filter: auto says so

@@ -16,11 +16,6 @@
 #include "bilateral.h"
 #include "filter_registry.h"
 #include "filter_spec.h"
-#include "fourier.h"
-#include "learned.h"
-#include "nlbayes.h"
-#include "nlm.h"
-#include "pyramid.h"
 
 namespace {
 
@@ -96,22 +91,15 @@ TEST(FilterSpec, DefaultsAreValid) {
 }
 
 TEST(FilterSpec, TablesMatchTheTypedDefaults) {
-  // The typed structs are generated from the same lists: a spec built from
-  // default-constructed structs holds each table's default.
-  const FilterSpec bilateral_structs = edgewise::adaptive_spec(BilateralParameters{}, edgewise::AdaptiveParameters{});
-  const FilterSpec nlm_structs = edgewise::nlm_spec(edgewise::NlmParameters{});
-  const FilterSpec fourier_structs = edgewise::fourier_spec(edgewise::FourierParameters{});
-  const FilterSpec pyramid_structs = edgewise::pyramid_spec(edgewise::PyramidParameters{});
-  const FilterSpec nlbayes_structs = edgewise::nlbayes_spec(edgewise::NlBayesParameters{});
-  const FilterSpec learned_structs = edgewise::learned_spec(edgewise::LearnedParameters{});
+  // The typed structs are generated from the same lists: the spec each row
+  // builds from default-constructed structs holds each table's default.
+  for (const FilterInfo* filter : filters())
+    ASSERT_NE(filter->typed_defaults, nullptr)
+        << "edgewise:" << filter->name << "'s registry row sets no typed_defaults (its X_spec(XParameters{}))";
   for_each_param([&](const FilterInfo& filter, const ParamInfo& info) {
     const FilterSpec defaults(filter);
-    const FilterSpec& from_structs = &filter == &edgewise::nlm_filter()       ? nlm_structs
-                                     : &filter == &edgewise::fourier_filter() ? fourier_structs
-                                     : &filter == &edgewise::pyramid_filter() ? pyramid_structs
-                                     : &filter == &edgewise::nlbayes_filter() ? nlbayes_structs
-                                     : &filter == &edgewise::learned_filter() ? learned_structs
-                                                                              : bilateral_structs;
+    const FilterSpec from_structs = filter.typed_defaults();
+    ASSERT_EQ(&from_structs.filter(), &filter);
     EXPECT_EQ(edgewise::get_param(defaults, info.cli_flag), double(float(info.default_value)));
     // A parameter that takes auto defaults to it; its typed struct starts
     // from the declared value, which a dialog offers when Auto is unticked.

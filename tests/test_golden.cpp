@@ -145,6 +145,7 @@ TEST(GoldenOutputs, EveryFilterAtItsDefaults) {
       if (key.find("/" + std::string(kCompiler) + " ") != std::string::npos) compiler_pinned = true;
     std::map<std::string, std::string> hashes;
     int missing = 0;
+    std::string unpinned;  // "edgewise:NAME, ..." (a new filter's first run)
     for (const edgewise::FilterInfo* filter : edgewise::builtin_registry().filters()) {
       // A GPU backend without the filter's kernels (the learned filter on
       // CUDA, issue 36) is refused by name: the engine runs it on the CPU,
@@ -164,6 +165,7 @@ TEST(GoldenOutputs, EveryFilterAtItsDefaults) {
       if (writing) continue;
       if (found == pinned.end()) {
         ++missing;
+        unpinned += std::string(unpinned.empty() ? "" : ", ") + "edgewise:" + filter->name;
         continue;
       }
       EXPECT_EQ(hash, found->second) << filter->name << "'s default output on " << where
@@ -176,7 +178,9 @@ TEST(GoldenOutputs, EveryFilterAtItsDefaults) {
     } else if (missing > 0 && !compiler_pinned) {
       std::printf("%s: no hashes pinned for %s builds; not checked\n", where.c_str(), kCompiler);
     } else if (missing > 0 && provider->is_fallback()) {
-      ADD_FAILURE() << where << ": " << missing << " filters have no pinned hash (regenerate: tests/test_golden.cpp)";
+      ADD_FAILURE() << where << ": no pinned hash for " << unpinned << ": record it (a new filter's default output) with"
+                    << "\n  EDGEWISE_GOLDEN_WRITE=1 ctest --test-dir build -R '^GoldenOutputs\\.' -j1"
+                    << "\nand commit " << EDGEWISE_GOLDEN_FILE;
     } else if (missing > 0) {
       std::printf("%s: %d filters have no pinned hash here; they are pinned on a machine with this device\n",
                   where.c_str(), missing);

@@ -10,8 +10,9 @@
 // still failing a default that denoises clearly worse. Filters run on the
 // CPU backend, 8-bit in and out, as the CLI runs them.
 //
-// Adding a noise kind is one row of kNoiseKinds (with its floors); adding
-// a filter is one row of subjects().
+// Adding a noise kind is one row of kNoiseKinds (with its floors). A new
+// filter of the registry is a subject by itself, held to each kind's
+// default floor; its own floors and grid are one row of subjects().
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -330,6 +331,18 @@ std::vector<std::function<void(FilterSpec&)>> sigma_s_steps(std::vector<double> 
   return out;
 }
 
+// A noise sigma as the rule of `spec`'s filter takes it (Delta E in lab
+// mode), so that a multiple m means the rule's factor.
+double rule_sigma(const FilterSpec& spec, double code_values) {
+  return edgewise::auto_noise_sigma(spec, edgewise::white_noise_estimate(code_values, 1));
+}
+
+// The filter's own rules (resolve_noise) for white noise of m x `sigma`,
+// a noise sigma as rule_sigma gives it.
+void at_rule(FilterSpec& spec, double m, double sigma) {
+  spec = edgewise::resolve_noise(spec, edgewise::white_noise_estimate(m * sigma / rule_sigma(spec, 1), 1));
+}
+
 // auto_quality's subjects (docs/quality.md, "Automatic parameters").
 const std::vector<Subject>& subjects() {
   static const std::vector<Subject> list = [] {
@@ -412,6 +425,15 @@ const std::vector<Subject>& subjects() {
                  sigma_s_steps({1.5, 3, 6}),
                  sigma_r,
                  1.5});
+    // A registered filter none of the above runs (a new one) is a subject
+    // by its name: its defaults, and its own rule given the true noise as
+    // its fixed setting, held to each kind's default_floor, out of the grid
+    // claim. Its own floors or grid are a row above, once measured.
+    for (const edgewise::FilterInfo* filter : edgewise::builtin_registry().filters()) {
+      bool listed = false;
+      for (const Subject& subject : s) listed = listed || &subject.defaults.filter() == filter;
+      if (!listed) s.push_back({filter->name, FilterSpec(*filter), {1}, {[](FilterSpec&) {}}, at_rule, 1, true, false});
+    }
     return s;
   }();
   return list;
@@ -443,12 +465,6 @@ Result run(const FilterSpec& spec, const Photo& p, const std::vector<uint8_t>& n
                            {result.image.data(), shape, edgewise::SampleType::u8, 0}, options);
   result.noise_sigma = report.noise_sigma;
   return result;
-}
-
-// A noise sigma as the rule of `spec`'s filter takes it (Delta E in lab
-// mode), so that a multiple m means the rule's factor.
-double rule_sigma(const FilterSpec& spec, double code_values) {
-  return edgewise::auto_noise_sigma(spec, edgewise::white_noise_estimate(code_values, 1));
 }
 
 // One case: a photo with one kind of noise, printed with its seed.

@@ -199,6 +199,21 @@ std::vector<Subject> subjects() {
     s.at = [](FilterSpec& spec, double m, double sigma) { set(spec, "sigma-r", m * sigma); };
     list.push_back(s);
   }
+  // A registered filter none of the above runs (a new one), by its name:
+  // its grid is its own rules (resolve_noise) for white noise of m x the
+  // true sigma, at its default scale, until it has a subject above.
+  for (const edgewise::FilterInfo* filter : edgewise::builtin_registry().filters()) {
+    bool listed = false;
+    for (const Subject& subject : list) listed = listed || &subject.defaults.filter() == filter;
+    if (listed) continue;
+    Subject s{filter->name, FilterSpec(*filter), {0.5, 0.75, 1, 1.25, 1.5, 2}, {[](FilterSpec&) {}}, {}};
+    s.at = [](FilterSpec& spec, double m, double sigma) {
+      // sigma is the rule's own (lab: a Delta E); the estimate takes code values.
+      const double per_code = edgewise::auto_noise_sigma(spec, edgewise::white_noise_estimate(1, 1));
+      spec = edgewise::resolve_noise(spec, edgewise::white_noise_estimate(m * sigma / per_code, 1));
+    };
+    list.push_back(s);
+  }
   return list;
 }
 

@@ -249,6 +249,7 @@ const FilterInfo& bilateral_filter() {
     row.reach = family_reach;
     row.auto_value = family_auto_value;
     row.noise_value = family_noise_value;
+    row.typed_defaults = [] { return bilateral_spec(BilateralParameters{}); };
     row.plan = plan_bilateral;
     row.denoise.method = "Edge-aware";
     row.denoise.good_for = "light, fine grain in well-lit photos; keeps edges crisp; the fastest";
@@ -280,6 +281,7 @@ const FilterInfo& adaptive_filter() {
     row.auto_value = family_auto_value;
     row.noise_value = family_noise_value;
     row.check = check_adaptive;
+    row.typed_defaults = [] { return adaptive_spec(BilateralParameters{}, AdaptiveParameters{}); };
     row.plan = plan_adaptive;
     return row;
   }();

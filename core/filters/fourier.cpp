@@ -238,6 +238,7 @@ const FilterInfo& fourier_filter() {
     row.denoise.controls = {{"sigma-s", "Smoo_thness",
                              "how far the smoothing reaches, in pixels: more gives smoother skies and softer "
                              "detail, at no extra cost"}};
+    row.typed_defaults = [] { return fourier_spec(FourierParameters{}); };
     row.plan = plan_fourier;
     return row;
   }();

@@ -131,6 +131,8 @@ const FilterInfo& learned_filter() {
     row.reach = learned_filter_reach;
     row.region_grid = learned_region_grid;
     row.noise_value = learned_noise_value;
+    row.auto_follows = "sigma-n: the noise network's map, per colour channel, place and grain";
+    row.typed_defaults = [] { return learned_spec(LearnedParameters{}); };
     row.plan = plan_learned;
     // Not recommended on a CPU (rank 0, as nlbayes): about 2.5 s per
     // megapixel on 2 cores, chosen by name. Luminance and Colour scale its

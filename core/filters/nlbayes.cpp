@@ -339,6 +339,8 @@ const FilterInfo& nlbayes_filter() {
     row.reach = nlbayes_filter_reach;
     row.region_grid = nlbayes_region_grid;
     row.noise_value = nlbayes_noise_value;
+    row.auto_follows = "sigma-n: the noise estimate per colour channel and intensity";
+    row.typed_defaults = [] { return nlbayes_spec(NlBayesParameters{}); };
     row.plan = plan_nlbayes;
     // The best quality of the methods (docs/quality.md: at BM3D's level),
     // and the slowest: 9-11 s per 4 MP on 2 cores (bench/RESULTS.md), so it

@@ -138,6 +138,8 @@ const FilterInfo& nlm_filter() {
     row.reach = nlm_reach;
     row.check = check_nlm;
     row.noise_value = nlm_noise_value;
+    row.auto_follows = "h and sigma-n, both at auto: the noise level function per pixel (not in lab mode)";
+    row.typed_defaults = [] { return nlm_spec(NlmParameters{}); };
     row.plan = plan_nlm;
     row.denoise.method = "Non-local means";
     row.denoise.good_for = "fine, even grain (high ISO, film scans); keeps texture; slower than the fast ones";

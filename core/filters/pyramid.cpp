@@ -367,6 +367,8 @@ const FilterInfo& pyramid_filter() {
     row.region_grid = pyramid_region_grid;
     row.for_image = pyramid_for_image;
     row.auto_value = pyramid_auto_value;
+    row.auto_follows = "sigma-r: each level's own measured noise, per channel";
+    row.typed_defaults = [] { return pyramid_spec(PyramidParameters{}); };
     row.plan = plan_pyramid;
     row.noise_value = pyramid_noise_value;
     row.denoise.method = "Multiscale";
