@@ -10,7 +10,9 @@
 // and aggregation in flops) and the rate it implies, and run_filter end to
 // end from 8-bit host buffers (bands, transfers and the noise estimate at
 // auto excluded: sigma-n given). `--kernel` runs each case's kernel once
-// (for ncu).
+// (for ncu). The last column is the SHA-256 (first 16 hex digits) of the
+// kernel's float output, so that a change meant to keep the bits can be
+// checked against the tree before it in one call (run.sh's compare step).
 //
 // Usage: bench_nlbayes_cuda [--kernel]
 #include <cuda_runtime.h>
@@ -27,6 +29,7 @@
 #include "nlbayes.h"
 #include "nlbayes_cuda.h"
 #include "nlbayes_math.h"
+#include "sha256.h"
 
 using namespace edgewise;
 using edgewise_bench::median_event_ms;
@@ -83,7 +86,8 @@ std::unique_ptr<NlbPlan> plan_for(int width, int height, int scales, int referen
 }
 
 // The band kernel alone on the whole image as one band; fresh input per run.
-float kernel_ms(const NlbPlan& plan, const std::vector<uint8_t>& pixels, int repeats) {
+// `hash`: the output's SHA-256, first 16 hex digits.
+float kernel_ms(const NlbPlan& plan, const std::vector<uint8_t>& pixels, int repeats, std::string& hash) {
   const int width = plan.shape.width, height = plan.shape.height;
   const edgewise_bench::ResidentBand in = edgewise_bench::resident_band(pixels, width, height, plan.reach, 0);
   const size_t band_bytes = in.band.plane_stride * 3 * sizeof(float);
@@ -103,6 +107,10 @@ float kernel_ms(const NlbPlan& plan, const std::vector<uint8_t>& pixels, int rep
       },
       repeats);
   cuda::check(cudaDeviceSynchronize(), "running the nlbayes band kernel");
+  std::vector<float> result(size_t(width) * size_t(height) * 3);
+  cuda::check(cudaMemcpy(result.data(), out_memory.as<float>(), result.size() * sizeof(float), cudaMemcpyDeviceToHost),
+              "reading the output");
+  hash = sha256_hex(sha256(result.data(), result.size() * sizeof(float))).substr(0, 16);
   return both - median_event_ms(copy, repeats);
 }
 
@@ -133,8 +141,8 @@ int main(int argc, char** argv) {
       {"24 MP, 1 scale, --reference-step 3", 6000, 4000, 1, 300.0, 3},
       {"24 MP, 1 scale, --reference-step 4", 6000, 4000, 1, 300.0, 4},
   };
-  std::printf("| case | groups (M) | GFLOP | kernel ms | goal ms | GFLOP/s | end to end ms |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("| case | groups (M) | GFLOP | kernel ms | goal ms | GFLOP/s | end to end ms | output SHA-256 |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   int status = 0;
   for (const Case& c : cases) {
     const std::vector<uint8_t> pixels = edgewise_bench::photo_like(c.width, c.height);
@@ -147,14 +155,16 @@ int main(int argc, char** argv) {
       continue;
     }
     const Work work = plan_work(*plan);
-    const float ms = kernel_ms(*plan, pixels, kernel_only ? 1 : 5);
+    std::string hash;
+    const float ms = kernel_ms(*plan, pixels, kernel_only ? 1 : 5, hash);
     double end_to_end = 0.0;
     if (!kernel_only) {
       std::vector<uint8_t> output(pixels.size());
       end_to_end = edgewise_bench::end_to_end_ms(nlbayes_spec(settings(c.scales, c.reference_step)), pixels.data(), output.data(), c.width, c.height);
     }
-    std::printf("| %s | %.2f | %.1f | %.2f | %.0f | %.0f | %.1f |%s\n", c.name, work.groups * 1e-6, work.flops * 1e-9,
-                ms, c.goal_ms, work.flops * 1e-9 / (ms * 1e-3), end_to_end, ms > c.goal_ms ? " over the goal" : "");
+    std::printf("| %s | %.2f | %.1f | %.2f | %.0f | %.0f | %.1f | %s |%s\n", c.name, work.groups * 1e-6,
+                work.flops * 1e-9, ms, c.goal_ms, work.flops * 1e-9 / (ms * 1e-3), end_to_end, hash.c_str(),
+                ms > c.goal_ms ? " over the goal" : "");
   }
   return status;
 }
