@@ -25,6 +25,7 @@
 
 #if EDGEWISE_HAVE_CUDA
 #include "denoise_net_cuda.h"
+#include "require_tensor_cores.h"
 #endif
 
 namespace {
@@ -33,13 +34,6 @@ using namespace edgewise;
 using namespace edgewise_test;
 
 #if EDGEWISE_HAVE_CUDA
-#define REQUIRE_DENOISER_GPU()                                                                         \
-  do {                                                                                                 \
-    REQUIRE_GPU();                                                                                     \
-    const std::string why = ::edgewise::cuda::denoise_net_unsupported();                               \
-    if (!why.empty()) GTEST_SKIP() << "the GPU cannot run the denoiser: " << why;                      \
-  } while (0)
-
 struct DeviceTile {
   cuda::DeviceMemory rgb, map, out, workspace;
 };
@@ -60,7 +54,7 @@ std::vector<float> gpu_forward(const cuda::DeviceDenoiseNet& net, const std::vec
 }
 
 TEST(CudaDenoiseNet, MatchesTheReferenceAndTheCpu) {
-  REQUIRE_DENOISER_GPU();
+  REQUIRE_TENSOR_CORES();
   EW_SEEDED_RNG(rng);
   const std::pair<const char*, Spec> specs[] = {{"v1", kV1}, {"small", kSmall}, {"odd", kOdd}};
   int compared = 0;
@@ -104,7 +98,7 @@ TEST(CudaDenoiseNet, MatchesTheReferenceAndTheCpu) {
 }
 
 TEST(CudaDenoiseNet, RunsAgainToTheBit) {
-  REQUIRE_DENOISER_GPU();
+  REQUIRE_TENSOR_CORES();
   EW_SEEDED_RNG(rng);
   const DenoiseNet d = prepare_denoise_net(random_file(kV1, rng));
   const cuda::DeviceDenoiseNet gpu(d);
@@ -118,7 +112,7 @@ TEST(CudaDenoiseNet, RunsAgainToTheBit) {
 }
 
 TEST(CudaDenoiseNet, RefusesTilesOffTheGrid) {
-  REQUIRE_DENOISER_GPU();
+  REQUIRE_TENSOR_CORES();
   EW_SEEDED_RNG(rng);
   const cuda::DeviceDenoiseNet gpu(prepare_denoise_net(random_file(kSmall, rng)));
   EXPECT_THROW(gpu.forward(nullptr, nullptr, 12, 8, nullptr, nullptr, nullptr), std::invalid_argument);

@@ -31,8 +31,8 @@
 #include "test_support.h"
 
 #if EDGEWISE_HAVE_CUDA
-#include "denoise_net_cuda.h"  // denoise_net_unsupported: the tensor cores' requirement
 #include "noise_net_cuda.h"
+#include "require_tensor_cores.h"
 #endif
 
 namespace {
@@ -42,13 +42,6 @@ using namespace edgewise_test;
 using namespace edgewise_test::noise_nets;
 
 #if EDGEWISE_HAVE_CUDA
-#define REQUIRE_TENSOR_CORES()                                                                 \
-  do {                                                                                         \
-    REQUIRE_GPU();                                                                             \
-    const std::string why = ::edgewise::cuda::denoise_net_unsupported();                       \
-    if (!why.empty()) GTEST_SKIP() << "the GPU cannot run the networks: " << why;              \
-  } while (0)
-
 // Tiles (each size x size x 3 interleaved samples) through the GPU in one
 // batch: CHW uploads, one forward, the cells of every tile.
 std::vector<float> gpu_forward(const cuda::DeviceNoiseNet& gpu, const std::vector<std::vector<float>>& tiles) {
