@@ -15,11 +15,13 @@ import denoise_net
 import noise_batch
 
 
-def make_batch(crops, n, gen, noise_map):
-    """-> (noisy N x 3 x TILE x TILE in 0..1, reference likewise, map input N x 18 x TILE/2 x
+def make_batch(crops, n, gen, noise_map, weights=None):
+    """crops drawn uniformly or in proportion to weights (noise_batch.clean_windows) ->
+    (noisy N x 3 x TILE x TILE in 0..1, reference likewise, map input N x 18 x TILE/2 x
     TILE/2, groups: kind -> indices)."""
     device = crops.device
-    reference, noisy, groups, white_sigma, jpeg = noise_batch.noisy_windows(crops, n, gen, denoise_net.TILE)
+    reference, noisy, groups, white_sigma, jpeg = noise_batch.noisy_windows(crops, n, gen, denoise_net.TILE,
+                                                                                weights)
     noisy, reference = noisy / 255, reference / 255
     cells = noise_map(noisy)
     white = groups["white"]

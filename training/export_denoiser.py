@@ -41,6 +41,18 @@ def serialise(model, info, noise_net_sha256):
     return ewnn.pack(lines, payload.numpy())
 
 
+def train_command(saved):
+    """The training command a checkpoint's saved arguments give (the options that shape the run)."""
+    words = ["--data training/data", f"--out {saved.get('out', 'training/out-denoiser')}",
+             f"--steps {saved.get('steps', '?')}", f"--lr {saved.get('lr', '?')}",
+             f"--batch {saved.get('batch', '?')}"]
+    if saved.get("init_ewnn") not in (None, "None"):
+        words.append(f"--init-ewnn {saved['init_ewnn']}")
+    if saved.get("texture_weight") not in (None, "0.0"):
+        words.append(f"--texture-weight {saved['texture_weight']}")
+    return " ".join(words)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", type=pathlib.Path, default=pathlib.Path("training/out-denoiser/denoiser.ckpt"))
@@ -61,12 +73,27 @@ def main():
     model = denoise_net.DenoiseNet()
     model.load_state_dict(ckpt["model"])
     last = ckpt["history"][-1] if ckpt["history"] else {}
-    info = {"trained": f"{ckpt['step']} steps, seed {ckpt['seed']}, on {ckpt['device']}".replace(" ", "_")}
+    stage = f" after {ckpt['init']['trained']}" if ckpt.get("init") else ""
+    info = {"trained": f"{ckpt['step']} steps, seed {ckpt['seed']}, on {ckpt['device']}{stage}".replace(" ", "_")}
     data = serialise(model, info, ckpt["noise_net_sha256"])
     args.to.parent.mkdir(parents=True, exist_ok=True)
     args.to.write_bytes(data)
     digest = hashlib.sha256(data).hexdigest()
     args.manifest.mkdir(parents=True, exist_ok=True)
+    # A later stage (train_denoiser.py --init-ewnn) keeps the record of the weights it
+    # started from: the earlier stages' records and curves stay in the manifest.
+    init = ckpt.get("init")
+    stages = []
+    if init:
+        old_path = args.manifest / "denoiser.json"
+        old = json.loads(old_path.read_text()) if old_path.exists() else {}
+        if old.get("sha256") != init["sha256"]:
+            sys.exit(f"{old_path} does not describe {init['file']} (sha256 {init['sha256']}), "
+                     "the weights this stage started from")
+        stages = old.pop("stages", []) + [old]
+        stage_curve = args.manifest / f"denoiser_stage{len(stages)}_loss_curve.csv"
+        shutil.copy(args.manifest / "denoiser_loss_curve.csv", stage_curve)
+        old["loss_curve"] = str(stage_curve)
     curve = args.ckpt.parent / "loss_curve.csv"
     if curve.exists():
         shutil.copy(curve, args.manifest / "denoiser_loss_curve.csv")
@@ -75,11 +102,11 @@ def main():
         "version": denoise_net.VERSION, "macs_per_pixel": denoise_net.macs_per_pixel(),
         "parameters": denoise_net.parameters(), "noise_net_sha256": ckpt["noise_net_sha256"],
         "steps": ckpt["step"], "seed": ckpt["seed"], "validation_seed": 99, "device": ckpt["device"],
-        "train_args": ckpt.get("args", {}), "final": last,
+        "train_args": ckpt.get("args", {}), "final": last, "init": init,
+        "loss_curve": str(args.manifest / "denoiser_loss_curve.csv"), "stages": stages,
         "commands": ["python3 training/build_dataset.py",
-                     "python3 training/train_denoiser.py --data training/data --out training/out-denoiser "
-                     f"--steps {ckpt.get('args', {}).get('steps', '?')} --minutes 8   (on the device, repeated until "
-                     "done: training/device_train_denoiser.sh)",
+                     "python3 training/train_denoiser.py " + train_command(ckpt.get("args", {}))
+                     + "   (on the device, repeated until done: training/device_train_denoiser.sh)",
                      f"python3 training/export_denoiser.py --ckpt {args.ckpt} --to {args.to}"],
         "exported": datetime.date.today().isoformat(),
     }

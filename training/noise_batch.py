@@ -28,15 +28,19 @@ KINDS = [  # name, share
 ]
 
 
-def clean_windows(crops, n, gen, synth=SYNTH):
+def clean_windows(crops, n, gen, synth=SYNTH, weights=None):
     """n windows of synth x synth code values from crops (M x 3 x S x S uint8 on the device):
-    random position, flips, a quarter turn, a 2x box reduction for a third of them (denser
+    crops drawn uniformly or, given weights (M, on the device), in proportion to them; random
+    position, flips, a quarter turn, a 2x box reduction for a third of them (denser
     texture), and a random tone change (gamma 0.6-1.6, gain 0.5-1.05: dark photos too)."""
     device = crops.device
     m, _, size, _ = crops.shape
     if 2 * synth > size:
         raise ValueError(f"windows of {synth} px need crops of at least {2 * synth} px (2x reductions)")
-    idx = torch.randint(0, m, (n,), device=device, generator=gen)
+    if weights is None:
+        idx = torch.randint(0, m, (n,), device=device, generator=gen)
+    else:
+        idx = torch.multinomial(weights, n, replacement=True, generator=gen)
     reduce = torch.rand(n, device=device, generator=gen) < 0.33
     out = torch.empty((n, 3, synth, synth), device=device)
     for factor in (1, 2):
@@ -72,7 +76,7 @@ def _shares(n, gen, device):
     return {name: (draws == k).nonzero().flatten() for k, (name, _) in enumerate(KINDS)}
 
 
-def noisy_windows(crops, n, gen, synth=SYNTH):
+def noisy_windows(crops, n, gen, synth=SYNTH, weights=None):
     """-> (reference, noisy, groups, white_sigma, jpeg): n windows of synth x synth code values,
     the reference as a filter should give it back (for camera pipelines the noiseless
     development, for greys the grey), one kind of noise each (groups: kind -> indices), the
@@ -80,7 +84,7 @@ def noisy_windows(crops, n, gen, synth=SYNTH):
     JPEG afterwards (N booleans). The learned denoiser's batches (denoise_batch.py) are made
     here too."""
     device = crops.device
-    clean = clean_windows(crops, n, gen, synth)
+    clean = clean_windows(crops, n, gen, synth, weights)
     white_sigma = torch.zeros((n, 3), device=device)
     reference = clean.clone()
     noisy = clean.clone()

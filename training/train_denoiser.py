@@ -16,6 +16,15 @@ that Adam's first steps, taken on moments of a few batches, stay small.
 
   python3 training/train_denoiser.py --data training/data --out training/out-denoiser --steps 40000 --minutes 8
 
+A later stage starts from shipped weights instead (--init-ewnn, e.g.
+models/denoiser-v1.ewnn) with a schedule of its own (its steps count from
+0, warm-up then cosine from --lr) and may draw the crops in proportion to
+their texture score to the power --texture-weight (crops.tsv's mean
+absolute Laplacian; 0 draws them uniformly, as the first stage did): the
+first weights lose to BM3D on fine texture under light noise, and most
+crops are smooth wallpaper. Validation stays uniform over the held-out
+crops, so the stages' curves compare.
+
 Loss: L1 on 0..1 samples (DRUNet's choice; less swayed by the rare clipped
 tile than L2). Validation: tiles of the held-out photos (every tenth source,
 as for the noise map) with noise from seed 99, PSNR per kind of noise.
@@ -33,6 +42,7 @@ import torch
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import denoise_batch  # noqa: E402
 import denoise_net  # noqa: E402
+import ewnn  # noqa: E402
 from train_noise_net import learning_rate, load_crops, prepare_device, resume  # noqa: E402
 
 SEED = 2027
@@ -80,6 +90,10 @@ def main():
     ap.add_argument("--val-batches", type=int, default=8)
     ap.add_argument("--resume-weights", type=pathlib.Path, default=None,
                     help="a denoiser.weights.pt to start from when OUT holds no denoiser.ckpt")
+    ap.add_argument("--init-ewnn", type=pathlib.Path, default=None,
+                    help="a later stage: start from this exported denoiser when OUT holds no checkpoint")
+    ap.add_argument("--texture-weight", type=float, default=0.0,
+                    help="draw training crops in proportion to texture score ** this (0: uniformly)")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = ap.parse_args()
 
@@ -89,10 +103,16 @@ def main():
     ckpt_path = args.out / "denoiser.ckpt"
     weights_path = args.out / "denoiser.weights.pt"
 
-    train, held = load_crops(args.data, args.manifest)
+    train, held, scores = load_crops(args.data, args.manifest, scores=True)
+    weights = scores.clamp_min(1e-3) ** args.texture_weight if args.texture_weight else None
     print(f"crops: {train.shape[0]} training, {held.shape[0]} held out; device {device} ({device_name}); "
           f"{denoise_net.parameters()} weights, {denoise_net.macs_per_pixel():.0f} MAC/px", flush=True)
     train, held = train.to(device), held.to(device)
+    if weights is not None:
+        share = weights / weights.sum()
+        print(f"crops drawn by texture score ** {args.texture_weight}: the most textured quarter "
+              f"{float(share.sort(descending=True).values[:len(share) // 4].sum()):.2f} of draws", flush=True)
+        weights = weights.to(device)
     noise_map = denoise_net.NoiseMap(args.noise_net).to(device)
 
     torch.manual_seed(SEED)
@@ -109,13 +129,25 @@ def main():
         step, history, rewarm_from = ckpt["step"], ckpt["history"], ckpt["step"]
         print(f"resumed at step {step} from {args.resume_weights} (fresh optimiser moments, "
               f"{REWARM} steps of re-warming)", flush=True)
+    init = None
+    if ckpt is None and args.init_ewnn is not None:
+        lines, payload, digest = ewnn.read(args.init_ewnn)
+        model.load_state_dict(ewnn.conv_state(lines, payload))
+        given = dict((w[0], w[1]) for w in lines if len(w) == 2)
+        if given.get("noise-net") != noise_map.sha256:
+            sys.exit(f"{args.init_ewnn} was trained with another noise-map network ({given.get('noise-net')})")
+        init = {"file": str(args.init_ewnn), "sha256": digest, "trained": given.get("trained", "?")}
+        print(f"stage starts from {args.init_ewnn} (sha256 {digest[:16]}..., {init['trained']})", flush=True)
+    elif ckpt is not None:
+        init = ckpt.get("init")
     if ckpt and ckpt.get("noise_net_sha256") != noise_map.sha256:
         sys.exit(f"{ckpt_path} was trained with another noise-map network ({ckpt.get('noise_net_sha256')})")
 
     def save():
         state = {"model": model.state_dict(), "generator": gen.get_state(),
                  "step": step, "history": history, "args": {k: str(v) for k, v in vars(args).items()},
-                 "seed": SEED, "device": device_name, "noise_net_sha256": noise_map.sha256}
+                 "seed": SEED, "device": device_name, "noise_net_sha256": noise_map.sha256,
+                 "init": init}
         for path, extra in ((ckpt_path, {"optimizer": opt.state_dict()}), (weights_path, {})):
             tmp = path.with_suffix(".tmp")
             torch.save({**state, **extra}, tmp)
@@ -134,7 +166,7 @@ def main():
             lr *= min(1.0, (step - rewarm_from + 1) / REWARM)
         for group in opt.param_groups:
             group["lr"] = lr
-        noisy, ref, nmap, _ = denoise_batch.make_batch(train, args.batch, gen, noise_map)
+        noisy, ref, nmap, _ = denoise_batch.make_batch(train, args.batch, gen, noise_map, weights)
         noisy = noisy.contiguous(memory_format=torch.channels_last)
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
             out = model(noisy, nmap)

@@ -33,8 +33,10 @@ SEED = 2026
 VALIDATION_SEED = 99
 
 
-def load_crops(data, manifest):
-    """(training crops, held-out crops) as uint8 tensors M x 3 x S x S."""
+def load_crops(data, manifest, scores=False):
+    """(training crops, held-out crops) as uint8 tensors M x 3 x S x S; with scores, also
+    each training crop's texture score (crops.tsv's mean absolute Laplacian; 1 where the
+    manifest has none) as a float tensor."""
     held_sources = set()
     sources = {}
     crops_tsv = manifest / "crops.tsv"
@@ -45,7 +47,7 @@ def load_crops(data, manifest):
     files = sorted((data / "crops").glob("*.png"))
     if not files:
         sys.exit(f"no crops in {data / 'crops'}: run training/build_dataset.py first")
-    train, held = [], []
+    train, held, train_scores = [], [], []
     for k, path in enumerate(files):
         image = np.asarray(Image.open(path).convert("RGB"))
         source = k
@@ -56,7 +58,11 @@ def load_crops(data, manifest):
                     source = int(row[key])
                     break
         (held if source % 10 == 0 else train).append(image)
+        if source % 10 != 0:
+            train_scores.append(float(row["laplacian"]) if row and row.get("laplacian") else 1.0)
     to_tensor = lambda images: torch.from_numpy(np.stack(images)).permute(0, 3, 1, 2).contiguous()
+    if scores:
+        return to_tensor(train), to_tensor(held), torch.tensor(train_scores)
     return to_tensor(train), to_tensor(held)
 
 
