@@ -51,6 +51,49 @@ constexpr int kBins = 256;  // the radix select's digit: 8 bits
 static_assert(kBins % kThreads == 0, "the select's scan gives each thread whole bins");
 constexpr int kBinsPerThread = kBins / kThreads;
 
+// The reductions' scratch at the layout's `scratch` (kNlbScratchWords):
+// block_sums' partial sums (up to 8 values a warp), the scans of
+// block_count, block_prefix (two halves) and block_select (two more words),
+// and the weights' sum that every thread reads.
+struct GroupScratch {
+  float reduce[kWarps * 8];
+  int scan[2 * kWarps + 2];
+  float weight_total;
+};
+static_assert(sizeof(GroupScratch) <= kNlbScratchWords * 4, "the layout's scratch holds the reductions'");
+
+// A group's arrays in the block's dynamic shared memory, where
+// nlb_group_layout (the host's, in the kernel's parameter) puts them.
+struct GroupArrays {
+  uint32_t* bits;  // the selection's candidate distances, then its histogram, where `second` lies later
+  int* histogram;
+  int* member_x;
+  int* member_y;
+  float* weight;
+  float* noisy;   // [sample][member]: the noisy members, then their estimates
+  float* second;  // deviations (step 2: of the basic members), then solved columns
+  float* matrix;  // step 1: one per channel
+  float* mean;
+  float* inverse;  // 1 / the factors' diagonals
+  GroupScratch* scratch;
+};
+
+__device__ __forceinline__ GroupArrays group_arrays(float* shared, const NlbGroupLayout& L) {
+  GroupArrays a;
+  a.bits = reinterpret_cast<uint32_t*>(shared + L.second);
+  a.histogram = reinterpret_cast<int*>(shared + L.second + L.candidates);
+  a.member_x = reinterpret_cast<int*>(shared + L.member_x);
+  a.member_y = reinterpret_cast<int*>(shared + L.member_y);
+  a.weight = shared + L.weight;
+  a.noisy = shared + L.noisy;
+  a.second = shared + L.second;
+  a.matrix = shared + L.matrix;
+  a.mean = shared + L.mean;
+  a.inverse = shared + L.inverse;
+  a.scratch = reinterpret_cast<GroupScratch*>(shared + L.scratch);
+  return a;
+}
+
 // A member's column of a [sample][member] array, indexed like a vector.
 struct Column {
   float* base;
@@ -277,20 +320,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
   const int width = job.noisy.width, height = job.noisy.height;
   const NlbDeviceRows& guide = Second ? job.basic : job.noisy;
 
-  // The selection's arrays lie where the deviations go later.
-  uint32_t* const bits = reinterpret_cast<uint32_t*>(shared + L.second);
-  int* const histogram = reinterpret_cast<int*>(shared + L.second + L.candidates);
-  int* const member_x = reinterpret_cast<int*>(shared + L.member_x);
-  int* const member_y = reinterpret_cast<int*>(shared + L.member_y);
-  float* const weight = shared + L.weight;
-  float* const noisy = shared + L.noisy;    // [sample][member]: the noisy members, then their estimates
-  float* const second = shared + L.second;  // deviations (step 2: of the basic members), then solved columns
-  float* const matrix = shared + L.matrix;  // step 1: one per channel
-  float* const mean = shared + L.mean;
-  float* const inverse = shared + L.inverse;  // 1 / the factors' diagonals
-  float* const reduce = shared + L.scratch;  // kWarps * 8 floats
-  int* const scan = reinterpret_cast<int*>(shared + L.scratch + kWarps * 8);
-  float* const weight_total = shared + L.scratch + kWarps * 8 + 2 * kWarps + 2;
+  const GroupArrays arrays = group_arrays(shared, L);
   const int KS = L.member_stride;
 
   const int reference = blockIdx.x;
@@ -307,7 +337,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
   // 1. Distances (the reference patch in `mean` first).
   for (int i = tid; i < searched * n; i += kThreads) {
     const int c = i / n, t = i % n;
-    mean[i] = guide.row(c, ry + t / p)[rx + t % p];
+    arrays.mean[i] = guide.row(c, ry + t / p)[rx + t % p];
   }
   __syncthreads();
   const float tau = step.tau * float(n * searched);
@@ -321,7 +351,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
       for (int ty = 0; ty < (P > 0 ? P : kNlbMaxPatch); ++ty) {
         if (P == 0 && ty >= p) break;
         const float* guide_row = guide.row(c, qy + ty) + qx;
-        const float* reference_row = mean + c * n + ty * p;
+        const float* reference_row = arrays.mean + c * n + ty * p;
         EW_UNROLL
         for (int tx = 0; tx < (P > 0 ? P : kNlbMaxPatch); ++tx) {
           if (P == 0 && tx >= p) break;
@@ -331,10 +361,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
       }
     }
     if (Second && distance < tau && i != reference_index) ++closer;
-    bits[i] = i == reference_index ? 0xffffffffu : float_bits(distance);
+    arrays.bits[i] = i == reference_index ? 0xffffffffu : float_bits(distance);
   }
   int members = min(step.group, candidates);
-  if (Second) members = nlb_group_size(step, 1 + block_count(closer, scan), candidates);
+  if (Second) members = nlb_group_size(step, 1 + block_count(closer, arrays.scratch->scan), candidates);
   else __syncthreads();  // bits complete
   const int others = members - 1;
 
@@ -345,23 +375,23 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
   if (others == 0)
     limit = 0;  // the reference alone
   else if (others < candidates - 1)
-    limit = block_select(bits, candidates, others, histogram, scan, quota);
+    limit = block_select(arrays.bits, candidates, others, arrays.histogram, arrays.scratch->scan, quota);
   int equal_before = 0, taken_before = 0, parity = 0;
   for (int base = 0; base < candidates; base += kThreads) {
     const int i = base + tid;
     const bool valid = i < candidates;
-    const uint32_t b = valid ? bits[i] : 0xffffffffu;
+    const uint32_t b = valid ? arrays.bits[i] : 0xffffffffu;
     int equal_total, taken_total;
     const bool equal = valid && b == limit;
-    const int equal_rank = equal_before + block_prefix(equal, scan, parity, equal_total);
+    const int equal_rank = equal_before + block_prefix(equal, arrays.scratch->scan, parity, equal_total);
     parity ^= 1;
     const bool take = valid && (i == reference_index || b < limit || (equal && equal_rank < quota));
-    const int slot = taken_before + block_prefix(take, scan, parity, taken_total);
+    const int slot = taken_before + block_prefix(take, arrays.scratch->scan, parity, taken_total);
     parity ^= 1;
     if (take && slot < L.members) {
       const int row = by_nx.quotient(i);
-      member_x[slot] = x0 + i - row * nx;
-      member_y[slot] = y0 + row;
+      arrays.member_x[slot] = x0 + i - row * nx;
+      arrays.member_y[slot] = y0 + row;
     }
     equal_before += equal_total;
     taken_before += taken_total;
@@ -375,32 +405,32 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
     if (params.has_alpha) {
       w = 0.0f;
       for (int ty = 0; ty < p; ++ty) {
-        const float* alpha = job.noisy.row(channels, member_y[m] + ty) + member_x[m];
+        const float* alpha = job.noisy.row(channels, arrays.member_y[m] + ty) + arrays.member_x[m];
         for (int tx = 0; tx < p; ++tx) w += alpha[tx];
       }
       w /= float(n);
     }
-    weight[m] = w;
+    arrays.weight[m] = w;
   }
   for (int s = warp; s < samples; s += kWarps) {
     const int c = s / n, t = s % n, ty = t / p, tx = t % p;
     for (int m = lane; m < members; m += 32) {
-      const int y = member_y[m] + ty, x = member_x[m] + tx;
-      noisy[s * KS + m] = job.noisy.row(c, y)[x];
-      if (Second) second[s * KS + m] = job.basic.row(c, y)[x];
+      const int y = arrays.member_y[m] + ty, x = arrays.member_x[m] + tx;
+      arrays.noisy[s * KS + m] = job.noisy.row(c, y)[x];
+      if (Second) arrays.second[s * KS + m] = job.basic.row(c, y)[x];
     }
   }
   __syncthreads();
   if (tid == 0) {
     float sum = 0.0f;
-    for (int m = 0; m < members; ++m) sum += weight[m];
-    *weight_total = sum;
+    for (int m = 0; m < members; ++m) sum += arrays.weight[m];
+    arrays.scratch->weight_total = sum;
   }
   __syncthreads();
-  const float weight_sum = *weight_total;
+  const float weight_sum = arrays.scratch->weight_total;
   if (!(weight_sum > 0.0f)) return;  // the whole block: a uniform value
   const float inverse_weight = 1.0f / weight_sum;
-  const float* const basic = Second ? second : noisy;
+  const float* const basic = Second ? arrays.second : arrays.noisy;
 
   // 4. Intensity and flat tests: sums over members and pixels per channel.
   // (Each thread's terms in the order of k = t x members + m: the sums'
@@ -410,30 +440,30 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
   float sums[6] = {0, 0, 0, 0, 0, 0};  // noisy per channel, basic per channel
   for (int k = tid; k < members * n; k += kThreads) {
     const int t = by_members.quotient(k), m = k - t * members;
-    const float w = weight[m];
+    const float w = arrays.weight[m];
     EW_UNROLL
     for (int c = 0; c < 3; ++c)
       if (c < channels) {
-        sums[c] += w * noisy[(c * n + t) * KS + m];
+        sums[c] += w * arrays.noisy[(c * n + t) * KS + m];
         if (Second) sums[3 + c] += w * basic[(c * n + t) * KS + m];
       }
   }
-  block_sums(sums, reduce);
+  block_sums(sums, arrays.scratch->reduce);
   float channel_mean[3];
   EW_UNROLL
   for (int c = 0; c < 3; ++c) channel_mean[c] = sums[c] * inverse_weight / float(n);
   float squares[3] = {0, 0, 0};
   for (int k = tid; k < members * n; k += kThreads) {
     const int t = by_members.quotient(k), m = k - t * members;
-    const float w = weight[m];
+    const float w = arrays.weight[m];
     EW_UNROLL
     for (int c = 0; c < 3; ++c)
       if (c < channels) {
-        const float d = noisy[(c * n + t) * KS + m] - channel_mean[c];
+        const float d = arrays.noisy[(c * n + t) * KS + m] - channel_mean[c];
         squares[c] += w * d * d;
       }
   }
-  block_sums(squares, reduce);
+  block_sums(squares, arrays.scratch->reduce);
   const float luma = Second ? sums[3] : sums[0];
   const float intensity = nlb_intensity(params, luma * inverse_weight / float(n));
   const float noise_scale = nlb_noise_scale(params, step);
@@ -466,12 +496,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
       if (!Second && (flat >> (s / n) & 1)) continue;
       float sum = 0.0f, basic_sum = 0.0f;
       for (int m = 0; m < members; ++m) {
-        sum += weight[m] * noisy[s * KS + m];
-        if (Second) basic_sum += weight[m] * second[s * KS + m];
+        sum += arrays.weight[m] * arrays.noisy[s * KS + m];
+        if (Second) basic_sum += arrays.weight[m] * arrays.second[s * KS + m];
       }
       const float mu = (Second ? basic_sum : sum) * inverse_weight;
-      if (Second) mean[s] = sum * inverse_weight;
-      for (int m = 0; m < members; ++m) second[s * KS + m] = (Second ? second : noisy)[s * KS + m] - mu;
+      if (Second) arrays.mean[s] = sum * inverse_weight;
+      for (int m = 0; m < members; ++m)
+        arrays.second[s * KS + m] = (Second ? arrays.second : arrays.noisy)[s * KS + m] - mu;
     }
     __syncthreads();
     // The covariances: step 1 a lower triangle per channel, step 2 one
@@ -483,17 +514,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
       if (!Second && (flat >> system & 1)) continue;
       int i, j;
       triangle_entry(e, i, j);
-      const float* di = second + (system * n + i) * KS;
-      const float* dj = second + (system * n + j) * KS;
+      const float* di = arrays.second + (system * n + i) * KS;
+      const float* dj = arrays.second + (system * n + j) * KS;
       float sum = 0.0f;
-      for (int m = 0; m < members; ++m) sum += weight[m] * di[m] * dj[m];
+      for (int m = 0; m < members; ++m) sum += arrays.weight[m] * di[m] * dj[m];
       float value = sum * covariance_scale;
       if (Second) {
         const int ci = i / n, cj = j / n;
         if (ci == cj)
           value += scaled(ci) * nlb_autocovariance(job.noise->channel[job.scale][ci], p, i % n, j % n);
       }
-      float* M = matrix + system * dim * MS;
+      float* M = arrays.matrix + system * dim * MS;
       M[i * MS + j] = M[j * MS + i] = value;
     }
     __syncthreads();
@@ -501,12 +532,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
       float noise_diagonal = 0.0f;
       for (int c = 0; c < channels; ++c) noise_diagonal += scaled(c);
       if (warp == 0) {
-        warp_cholesky(matrix, dim, MS, noise_diagonal / float(channels));
-        for (int i = lane; i < dim; i += 32) inverse[i] = nlb_inverse_diagonal(matrix, MS, i);
+        warp_cholesky(arrays.matrix, dim, MS, noise_diagonal / float(channels));
+        for (int i = lane; i < dim; i += 32) arrays.inverse[i] = nlb_inverse_diagonal(arrays.matrix, MS, i);
       }
     } else if (warp < channels && !(flat >> warp & 1)) {
-      warp_cholesky(matrix + warp * n * MS, n, MS, scaled(warp));
-      for (int i = lane; i < n; i += 32) inverse[warp * n + i] = nlb_inverse_diagonal(matrix + warp * n * MS, MS, i);
+      warp_cholesky(arrays.matrix + warp * n * MS, n, MS, scaled(warp));
+      for (int i = lane; i < n; i += 32)
+        arrays.inverse[warp * n + i] = nlb_inverse_diagonal(arrays.matrix + warp * n * MS, MS, i);
     }
     __syncthreads();
     // The solves: step 2 the noisy deviations (into `second`), step 1 the
@@ -514,13 +546,13 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
     for (int task = tid; task < systems * members; task += kThreads) {
       const int system = Second ? 0 : task / members, m = task - system * members;
       if (!Second && (flat >> system & 1)) continue;
-      const Column x{second + m, KS}, e{noisy + m, KS};
+      const Column x{arrays.second + m, KS}, e{arrays.noisy + m, KS};
       if (Second)
-        for (int i = 0; i < dim; ++i) x[i] = e[i] - mean[i];
+        for (int i = 0; i < dim; ++i) x[i] = e[i] - arrays.mean[i];
       const float own = scaled(system);
-      solve_member<P, Second ? C : 1>(matrix + system * dim * MS, MS, inverse + system * n, x, e, system * n, p, dim,
-                                      job.noise, job.scale, system, Second ? scaled : PerChannel{{own, own, own}},
-                                      white);
+      solve_member<P, Second ? C : 1>(arrays.matrix + system * dim * MS, MS, arrays.inverse + system * n, x, e,
+                                      system * n, p, dim, job.noise, job.scale, system,
+                                      Second ? scaled : PerChannel{{own, own, own}}, white);
     }
     __syncthreads();
   }
@@ -531,14 +563,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
   const Divisor by_n(n);
   for (int k = tid; k < members * n; k += kThreads) {
     const int m = P > 0 ? k / n : by_n.quotient(k), t = k - m * n;
-    const int y = member_y[m] + t / p;
+    const int y = arrays.member_y[m] + t / p;
     if (y < out.row0 || y >= out.row0 + out.rows) continue;
-    const int x = member_x[m] + t % p;
-    const float w = weight[m];
+    const int x = arrays.member_x[m] + t % p;
+    const float w = arrays.weight[m];
     EW_UNROLL
     for (int c = 0; c < 3; ++c)
       if (c < channels) {
-        const float value = (flat >> c & 1) ? flat_value[c] : noisy[(c * n + t) * KS + m];
+        const float value = (flat >> c & 1) ? flat_value[c] : arrays.noisy[(c * n + t) * KS + m];
         atomicAdd(out.row(c, y) + x, (unsigned long long)__float2ll_rn((w * value) * kNlbFixedOne));
       }
     atomicAdd(out.row(channels, y) + x, (unsigned long long)__float2ll_rn(w * kNlbFixedOne));
