@@ -73,7 +73,7 @@ struct NlbGroupLayout {
       words = 0;
   size_t bytes() const { return size_t(words) * 4; }
 };
-constexpr int kNlbScratchWords = 64;
+constexpr int kNlbScratchWords = 64;  // holds nlbayes_groups.cu's GroupScratch (a static_assert there)
 constexpr int kNlbBlockThreads = 128;
 
 NlbGroupLayout nlb_group_layout(const NlbParams& params, const NlbStep& step, bool second, int width, int height);

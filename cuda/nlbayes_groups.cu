@@ -4,19 +4,19 @@
 // Per block, as cpu_fallback/nlbayes_groups.h per reference:
 //   1. the squared distances of the window's candidates to the reference
 //      (a thread per candidate, summed in the CPU's order: channel, row,
-//      column), stored as their bits;
+//      column), stored as their bits (load_reference, group_distances);
 //   2. the K - 1 smallest (distance, raster index) keys: the (K-1)-th
 //      smallest distance by a radix select (four 8-bit digits from the top,
 //      a shared histogram each), then the candidates below it and the first
 //      ones at it in raster order, compacted in raster order by warp
 //      ballots; the same members as nlb_candidate_key's order gives, ties
-//      included;
+//      included (select_group);
 //   3. member weights (mean alpha), the members' samples gathered into
 //      [sample][member] rows (an odd row stride: a warp reading a sample of
 //      consecutive members, or consecutive samples of a member, hits
-//      distinct banks);
+//      distinct banks) (gather_group, sum_weights);
 //   4. the group's intensity and each channel's flat test (block sums in a
-//      fixed tree: the same result on every run);
+//      fixed tree: the same result on every run) (group_noise);
 //   5. step 1 for all channels at once (their systems are independent),
 //      step 2 jointly: means (a thread per sample) and deviations, the
 //      covariance (a thread per matrix entry), the Cholesky factor (a warp
@@ -24,11 +24,15 @@
 //      so every entry is rounded as on the CPU), the solve (a thread per
 //      member and system: nlb_cholesky_solve_fixed with the column in
 //      registers for the default patch sizes, nlb_cholesky_solve on the
-//      column in shared memory otherwise) and the estimates;
+//      column in shared memory otherwise) and the estimates (centre_group,
+//      group_covariance, factor_covariance, solve_group);
 //   6. aggregation: every member's samples times its weight added to the
 //      step's sums in 32.32 fixed point by 64-bit integer atomics. Integer
 //      sums do not depend on the order the blocks add in, so the output is
-//      the same on every run and for every band height.
+//      the same on every run and for every band height (aggregate_group).
+// Each step is a __forceinline__ device function, so that the kernel, which
+// calls them in order with the barriers between them, compiles to the one
+// body's arithmetic in the same order (shared memory: GroupArrays).
 // The kernel is compiled for the default patch sizes (step 1: 4 px; step 2:
 // 3 px in colour, 5 px grey) with the patch side and the system's size
 // known at compile time, and once for any size (P = 0).
@@ -50,6 +54,49 @@ constexpr int kMinBlocks = 8;
 constexpr int kBins = 256;  // the radix select's digit: 8 bits
 static_assert(kBins % kThreads == 0, "the select's scan gives each thread whole bins");
 constexpr int kBinsPerThread = kBins / kThreads;
+
+// The reductions' scratch at the layout's `scratch` (kNlbScratchWords):
+// block_sums' partial sums (up to 8 values a warp), the scans of
+// block_count, block_prefix (two halves) and block_select (two more words),
+// and the weights' sum that every thread reads.
+struct GroupScratch {
+  float reduce[kWarps * 8];
+  int scan[2 * kWarps + 2];
+  float weight_total;
+};
+static_assert(sizeof(GroupScratch) <= kNlbScratchWords * 4, "the layout's scratch holds the reductions'");
+
+// A group's arrays in the block's dynamic shared memory, where
+// nlb_group_layout (the host's, in the kernel's parameter) puts them.
+struct GroupArrays {
+  uint32_t* bits;  // the selection's candidate distances, then its histogram, where `second` lies later
+  int* histogram;
+  int* member_x;
+  int* member_y;
+  float* weight;
+  float* noisy;   // [sample][member]: the noisy members, then their estimates
+  float* second;  // deviations (step 2: of the basic members), then solved columns
+  float* matrix;  // step 1: one per channel
+  float* mean;
+  float* inverse;  // 1 / the factors' diagonals
+  GroupScratch* scratch;
+};
+
+__device__ __forceinline__ GroupArrays group_arrays(float* shared, const NlbGroupLayout& L) {
+  GroupArrays a;
+  a.bits = reinterpret_cast<uint32_t*>(shared + L.second);
+  a.histogram = reinterpret_cast<int*>(shared + L.second + L.candidates);
+  a.member_x = reinterpret_cast<int*>(shared + L.member_x);
+  a.member_y = reinterpret_cast<int*>(shared + L.member_y);
+  a.weight = shared + L.weight;
+  a.noisy = shared + L.noisy;
+  a.second = shared + L.second;
+  a.matrix = shared + L.matrix;
+  a.mean = shared + L.mean;
+  a.inverse = shared + L.inverse;
+  a.scratch = reinterpret_cast<GroupScratch*>(shared + L.scratch);
+  return a;
+}
 
 // A member's column of a [sample][member] array, indexed like a vector.
 struct Column {
@@ -262,58 +309,84 @@ __device__ void solve_member(const float* L, int stride, const float* inverse, C
   }
 }
 
-// P: the patch side the kernel is compiled for (0: any, job.patch); C: the
-// channels of step 2's joint system when P > 0 (step 1's systems are one
-// channel each).
+// What every phase of a block's group indexes by: the patch, the samples
+// ([channel][pixel]) and the systems solved (step 1: one per channel, of n
+// samples; step 2: one of all samples).
+struct GroupShape {
+  int p, n;
+  int channels, samples;
+  int member_stride;  // the [sample][member] arrays' row stride
+  int systems, dim;
+};
+
+// P > 0 and C fixed at compile time make p, n and step 2's channels
+// constants, which the unrolled loops and the fixed-size solve need.
 template <bool Second, int P, int C>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(NlbDeviceStep job) {
-  extern __shared__ float shared[];
-  const NlbGroupLayout& L = job.layout;
-  const NlbParams& params = job.params;
+__device__ __forceinline__ GroupShape group_shape(const NlbDeviceStep& job) {
+  GroupShape shape;
+  shape.p = P > 0 ? P : job.patch;
+  shape.n = shape.p * shape.p;
+  shape.channels = Second && P > 0 ? C : job.params.channels;
+  shape.samples = shape.channels * shape.n;
+  shape.member_stride = job.layout.member_stride;
+  shape.systems = Second ? 1 : shape.channels;
+  shape.dim = Second ? shape.samples : shape.n;
+  return shape;
+}
+
+// The block's reference patch (of the job's grid) and its search window,
+// as the CPU's: the candidates are the window's patch corners in raster
+// order.
+struct SearchWindow {
+  int rx, ry;  // the reference's corner
+  int x0, y0, nx, candidates;
+  int reference_index;  // the reference among the candidates
+  Divisor by_nx;        // a candidate's window row
+};
+
+__device__ __forceinline__ SearchWindow search_window(const NlbDeviceStep& job, int p) {
   const NlbStep& step = job.step;
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int p = P > 0 ? P : job.patch, n = p * p;
-  const int channels = Second && P > 0 ? C : params.channels, samples = channels * n;
   const int width = job.noisy.width, height = job.noisy.height;
-  const NlbDeviceRows& guide = Second ? job.basic : job.noisy;
-
-  // The selection's arrays lie where the deviations go later.
-  uint32_t* const bits = reinterpret_cast<uint32_t*>(shared + L.second);
-  int* const histogram = reinterpret_cast<int*>(shared + L.second + L.candidates);
-  int* const member_x = reinterpret_cast<int*>(shared + L.member_x);
-  int* const member_y = reinterpret_cast<int*>(shared + L.member_y);
-  float* const weight = shared + L.weight;
-  float* const noisy = shared + L.noisy;    // [sample][member]: the noisy members, then their estimates
-  float* const second = shared + L.second;  // deviations (step 2: of the basic members), then solved columns
-  float* const matrix = shared + L.matrix;  // step 1: one per channel
-  float* const mean = shared + L.mean;
-  float* const inverse = shared + L.inverse;  // 1 / the factors' diagonals
-  float* const reduce = shared + L.scratch;  // kWarps * 8 floats
-  int* const scan = reinterpret_cast<int*>(shared + L.scratch + kWarps * 8);
-  float* const weight_total = shared + L.scratch + kWarps * 8 + 2 * kWarps + 2;
-  const int KS = L.member_stride;
-
   const int reference = blockIdx.x;
   const int gx = reference % job.grid_columns, gy = job.grid0 + reference / job.grid_columns;
   const int rx = nlb_grid_position(gx, width, p, step.step), ry = nlb_grid_position(gy, height, p, step.step);
   int x0, x1, y0, y1;
   nlb_search_range(rx, width, p, step.search_radius, x0, x1);
   nlb_search_range(ry, height, p, step.search_radius, y0, y1);
-  const int nx = x1 - x0 + 1, ny = y1 - y0 + 1, candidates = nx * ny;
-  const int reference_index = (ry - y0) * nx + (rx - x0);
-  const int searched = Second ? channels : 1;
-  const Divisor by_nx(nx);
+  const int nx = x1 - x0 + 1, ny = y1 - y0 + 1;
+  return {rx, ry, x0, y0, nx, nx * ny, (ry - y0) * nx + (rx - x0), Divisor(nx)};
+}
 
-  // 1. Distances (the reference patch in `mean` first).
+// 1. Distances: the reference patch (step 2: the basic estimate's, every
+// channel; step 1: the noisy first channel's) into `mean`, which every
+// candidate's distance reads.
+template <bool Second>
+__device__ __forceinline__ void load_reference(const NlbDeviceStep& job, const GroupShape& shape,
+                                               const SearchWindow& window, const GroupArrays& arrays) {
+  const int tid = threadIdx.x, p = shape.p, n = shape.n;
+  const int searched = Second ? shape.channels : 1;
+  const NlbDeviceRows& guide = Second ? job.basic : job.noisy;
   for (int i = tid; i < searched * n; i += kThreads) {
     const int c = i / n, t = i % n;
-    mean[i] = guide.row(c, ry + t / p)[rx + t % p];
+    arrays.mean[i] = guide.row(c, window.ry + t / p)[window.rx + t % p];
   }
-  __syncthreads();
-  const float tau = step.tau * float(n * searched);
+}
+
+// Every candidate's distance to the reference into `bits`, summed in the
+// CPU's order (channel, row, column), the reference's all ones (above every
+// distance: select_group takes it by its index); returns how many of this
+// thread's candidates lie closer than tau (step 2 sizes its group by them).
+template <bool Second, int P>
+__device__ __forceinline__ int group_distances(const NlbDeviceStep& job, const GroupShape& shape,
+                                               const SearchWindow& window, const GroupArrays& arrays) {
+  const int tid = threadIdx.x, p = shape.p, n = shape.n;
+  const int searched = Second ? shape.channels : 1;
+  const NlbDeviceRows& guide = Second ? job.basic : job.noisy;
+  const int x0 = window.x0, y0 = window.y0, nx = window.nx, reference_index = window.reference_index;
+  const float tau = job.step.tau * float(n * searched);
   int closer = 0;
-  for (int i = tid; i < candidates; i += kThreads) {
-    const int row = by_nx.quotient(i);
+  for (int i = tid; i < window.candidates; i += kThreads) {
+    const int row = window.by_nx.quotient(i);
     const int qx = x0 + i - row * nx, qy = y0 + row;
     float distance = 0.0f;
     for (int c = 0; c < searched; ++c) {
@@ -321,7 +394,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
       for (int ty = 0; ty < (P > 0 ? P : kNlbMaxPatch); ++ty) {
         if (P == 0 && ty >= p) break;
         const float* guide_row = guide.row(c, qy + ty) + qx;
-        const float* reference_row = mean + c * n + ty * p;
+        const float* reference_row = arrays.mean + c * n + ty * p;
         EW_UNROLL
         for (int tx = 0; tx < (P > 0 ? P : kNlbMaxPatch); ++tx) {
           if (P == 0 && tx >= p) break;
@@ -331,218 +404,312 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
       }
     }
     if (Second && distance < tau && i != reference_index) ++closer;
-    bits[i] = i == reference_index ? 0xffffffffu : float_bits(distance);
+    arrays.bits[i] = i == reference_index ? 0xffffffffu : float_bits(distance);
   }
-  int members = min(step.group, candidates);
-  if (Second) members = nlb_group_size(step, 1 + block_count(closer, scan), candidates);
-  else __syncthreads();  // bits complete
-  const int others = members - 1;
+  return closer;
+}
 
-  // 2. Selection: the limit (the others-th smallest distance, the
-  // reference's all-ones bits above every distance) and how many at it join.
+// 2. Selection: the limit (the others-th smallest distance, the
+// reference's all-ones bits above every distance) and how many at it join;
+// the members' corners in raster order.
+__device__ __forceinline__ void select_group(const NlbDeviceStep& job, const SearchWindow& window, int members,
+                                             const GroupArrays& arrays) {
+  const int tid = threadIdx.x, candidates = window.candidates, reference_index = window.reference_index;
+  const int others = members - 1;
   uint32_t limit = 0x7fffffffu;
   int quota = 0;  // candidates at the limit taken, first in raster order
   if (others == 0)
     limit = 0;  // the reference alone
   else if (others < candidates - 1)
-    limit = block_select(bits, candidates, others, histogram, scan, quota);
+    limit = block_select(arrays.bits, candidates, others, arrays.histogram, arrays.scratch->scan, quota);
   int equal_before = 0, taken_before = 0, parity = 0;
   for (int base = 0; base < candidates; base += kThreads) {
     const int i = base + tid;
     const bool valid = i < candidates;
-    const uint32_t b = valid ? bits[i] : 0xffffffffu;
+    const uint32_t b = valid ? arrays.bits[i] : 0xffffffffu;
     int equal_total, taken_total;
     const bool equal = valid && b == limit;
-    const int equal_rank = equal_before + block_prefix(equal, scan, parity, equal_total);
+    const int equal_rank = equal_before + block_prefix(equal, arrays.scratch->scan, parity, equal_total);
     parity ^= 1;
     const bool take = valid && (i == reference_index || b < limit || (equal && equal_rank < quota));
-    const int slot = taken_before + block_prefix(take, scan, parity, taken_total);
+    const int slot = taken_before + block_prefix(take, arrays.scratch->scan, parity, taken_total);
     parity ^= 1;
-    if (take && slot < L.members) {
-      const int row = by_nx.quotient(i);
-      member_x[slot] = x0 + i - row * nx;
-      member_y[slot] = y0 + row;
+    if (take && slot < job.layout.members) {
+      const int row = window.by_nx.quotient(i);
+      arrays.member_x[slot] = window.x0 + i - row * window.nx;
+      arrays.member_y[slot] = window.y0 + row;
     }
     equal_before += equal_total;
     taken_before += taken_total;
   }
-  __syncthreads();
+}
 
-  // 3. Weights, their sum in member order (as the CPU), the samples: a warp
-  // per sample row, a lane per member.
+// 3. Weights (mean alpha), the samples: a warp per sample row, a lane per
+// member.
+template <bool Second>
+__device__ __forceinline__ void gather_group(const NlbDeviceStep& job, const GroupShape& shape, int members,
+                                             const GroupArrays& arrays) {
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int p = shape.p, n = shape.n, KS = shape.member_stride;
   for (int m = tid; m < members; m += kThreads) {
     float w = 1.0f;
-    if (params.has_alpha) {
+    if (job.params.has_alpha) {
       w = 0.0f;
       for (int ty = 0; ty < p; ++ty) {
-        const float* alpha = job.noisy.row(channels, member_y[m] + ty) + member_x[m];
+        const float* alpha = job.noisy.row(shape.channels, arrays.member_y[m] + ty) + arrays.member_x[m];
         for (int tx = 0; tx < p; ++tx) w += alpha[tx];
       }
       w /= float(n);
     }
-    weight[m] = w;
+    arrays.weight[m] = w;
   }
-  for (int s = warp; s < samples; s += kWarps) {
+  for (int s = warp; s < shape.samples; s += kWarps) {
     const int c = s / n, t = s % n, ty = t / p, tx = t % p;
     for (int m = lane; m < members; m += 32) {
-      const int y = member_y[m] + ty, x = member_x[m] + tx;
-      noisy[s * KS + m] = job.noisy.row(c, y)[x];
-      if (Second) second[s * KS + m] = job.basic.row(c, y)[x];
+      const int y = arrays.member_y[m] + ty, x = arrays.member_x[m] + tx;
+      arrays.noisy[s * KS + m] = job.noisy.row(c, y)[x];
+      if (Second) arrays.second[s * KS + m] = job.basic.row(c, y)[x];
     }
   }
-  __syncthreads();
-  if (tid == 0) {
-    float sum = 0.0f;
-    for (int m = 0; m < members; ++m) sum += weight[m];
-    *weight_total = sum;
-  }
-  __syncthreads();
-  const float weight_sum = *weight_total;
-  if (!(weight_sum > 0.0f)) return;  // the whole block: a uniform value
-  const float inverse_weight = 1.0f / weight_sum;
-  const float* const basic = Second ? second : noisy;
+}
 
-  // 4. Intensity and flat tests: sums over members and pixels per channel.
-  // (Each thread's terms in the order of k = t x members + m: the sums'
-  // rounding is the earlier kernel's, which the tests' tolerances were
-  // measured on.)
+// The weights' sum in member order (as the CPU), by one thread.
+__device__ __forceinline__ void sum_weights(int members, const GroupArrays& arrays) {
+  if (threadIdx.x == 0) {
+    float sum = 0.0f;
+    for (int m = 0; m < members; ++m) sum += arrays.weight[m];
+    arrays.scratch->weight_total = sum;
+  }
+}
+
+// What the group's noise decides for the phases after it.
+struct GroupNoise {
+  PerChannel scaled;     // each channel's noise variance times the step's scale
+  float flat_value[3];   // a flat channel's value for all its samples
+  int flat;              // a bit per channel
+  bool white, estimate;  // estimate: some channel is not flat (step 1: and the group can hold a covariance)
+};
+
+// 4. Intensity and flat tests: sums over members and pixels per channel.
+// (Each thread's terms in the order of k = t x members + m: the sums'
+// rounding is the earlier kernel's, which the tests' tolerances were
+// measured on.)
+template <bool Second>
+__device__ __forceinline__ GroupNoise group_noise(const NlbDeviceStep& job, const GroupShape& shape, int members,
+                                                  float inverse_weight, const GroupArrays& arrays) {
+  const NlbParams& params = job.params;
+  const int tid = threadIdx.x, n = shape.n, channels = shape.channels, KS = shape.member_stride;
+  const float* const basic = Second ? arrays.second : arrays.noisy;
   const Divisor by_members(members);
   float sums[6] = {0, 0, 0, 0, 0, 0};  // noisy per channel, basic per channel
   for (int k = tid; k < members * n; k += kThreads) {
     const int t = by_members.quotient(k), m = k - t * members;
-    const float w = weight[m];
+    const float w = arrays.weight[m];
     EW_UNROLL
     for (int c = 0; c < 3; ++c)
       if (c < channels) {
-        sums[c] += w * noisy[(c * n + t) * KS + m];
+        sums[c] += w * arrays.noisy[(c * n + t) * KS + m];
         if (Second) sums[3 + c] += w * basic[(c * n + t) * KS + m];
       }
   }
-  block_sums(sums, reduce);
+  block_sums(sums, arrays.scratch->reduce);
   float channel_mean[3];
   EW_UNROLL
   for (int c = 0; c < 3; ++c) channel_mean[c] = sums[c] * inverse_weight / float(n);
   float squares[3] = {0, 0, 0};
   for (int k = tid; k < members * n; k += kThreads) {
     const int t = by_members.quotient(k), m = k - t * members;
-    const float w = weight[m];
+    const float w = arrays.weight[m];
     EW_UNROLL
     for (int c = 0; c < 3; ++c)
       if (c < channels) {
-        const float d = noisy[(c * n + t) * KS + m] - channel_mean[c];
+        const float d = arrays.noisy[(c * n + t) * KS + m] - channel_mean[c];
         squares[c] += w * d * d;
       }
   }
-  block_sums(squares, reduce);
+  block_sums(squares, arrays.scratch->reduce);
   const float luma = Second ? sums[3] : sums[0];
   const float intensity = nlb_intensity(params, luma * inverse_weight / float(n));
-  const float noise_scale = nlb_noise_scale(params, step);
-  float flat_value[3];
-  PerChannel scaled{{0.0f, 0.0f, 0.0f}};
-  int flat = 0;  // a bit per channel
+  const float noise_scale = nlb_noise_scale(params, job.step);
+  GroupNoise noise;
+  noise.scaled = PerChannel{{0.0f, 0.0f, 0.0f}};
+  noise.flat = 0;
   EW_UNROLL
   for (int c = 0; c < 3; ++c) {
     if (c >= channels) continue;
     const float variance = nlb_noise_variance(*job.noise, job.scale, c, intensity);
-    scaled.v[c] = noise_scale * variance;
-    if (nlb_is_flat(params, c, squares[c] * inverse_weight / float(n), variance)) flat |= 1 << c;
-    flat_value[c] = Second ? sums[3 + c] * inverse_weight / float(n) : channel_mean[c];
+    noise.scaled.v[c] = noise_scale * variance;
+    if (nlb_is_flat(params, c, squares[c] * inverse_weight / float(n), variance)) noise.flat |= 1 << c;
+    noise.flat_value[c] = Second ? sums[3 + c] * inverse_weight / float(n) : channel_mean[c];
   }
-  const bool all_flat = flat == (1 << channels) - 1;
-  const float covariance_scale = nlb_covariance_scale(members) * inverse_weight;
-  const int MS = L.matrix_stride;
-  const bool white = job.noise->white;
-  const bool estimate = Second ? !all_flat : !all_flat && members >= n;
+  const bool all_flat = noise.flat == (1 << channels) - 1;
+  noise.white = job.noise->white;
+  noise.estimate = Second ? !all_flat : !all_flat && members >= n;
+  return noise;
+}
 
-  // 5. Estimates (in place in `noisy`).
-  if (estimate) {
-    // Means, a thread per sample, summed in member order (step 2: of the
-    // noisy and of the basic members); the deviations into `second` (step
-    // 2: in place there). (A warp per sample with a butterfly sum rounds
-    // the means otherwise, and a group of equal clipped samples then keeps
-    // deviations of a rounding that a nearly singular covariance
-    // amplifies past the reference tests' bound.)
-    for (int s = tid; s < samples; s += kThreads) {
-      if (!Second && (flat >> (s / n) & 1)) continue;
-      float sum = 0.0f, basic_sum = 0.0f;
-      for (int m = 0; m < members; ++m) {
-        sum += weight[m] * noisy[s * KS + m];
-        if (Second) basic_sum += weight[m] * second[s * KS + m];
-      }
-      const float mu = (Second ? basic_sum : sum) * inverse_weight;
-      if (Second) mean[s] = sum * inverse_weight;
-      for (int m = 0; m < members; ++m) second[s * KS + m] = (Second ? second : noisy)[s * KS + m] - mu;
+// 5. Estimates (in place in `noisy`), in four phases. Means, a thread per
+// sample, summed in member order (step 2: of the noisy and of the basic
+// members); the deviations into `second` (step 2: in place there). (A warp
+// per sample with a butterfly sum rounds the means otherwise, and a group
+// of equal clipped samples then keeps deviations of a rounding that a
+// nearly singular covariance amplifies past the reference tests' bound.)
+template <bool Second>
+__device__ __forceinline__ void centre_group(const GroupShape& shape, int members, int flat, float inverse_weight,
+                                             const GroupArrays& arrays) {
+  const int tid = threadIdx.x, n = shape.n, KS = shape.member_stride;
+  for (int s = tid; s < shape.samples; s += kThreads) {
+    if (!Second && (flat >> (s / n) & 1)) continue;
+    float sum = 0.0f, basic_sum = 0.0f;
+    for (int m = 0; m < members; ++m) {
+      sum += arrays.weight[m] * arrays.noisy[s * KS + m];
+      if (Second) basic_sum += arrays.weight[m] * arrays.second[s * KS + m];
     }
-    __syncthreads();
-    // The covariances: step 1 a lower triangle per channel, step 2 one
-    // (with the noise covariance on the channels' diagonal blocks).
-    const int systems = Second ? 1 : channels, dim = Second ? samples : n;
-    const int entries = dim * (dim + 1) / 2;
-    for (int task = tid; task < systems * entries; task += kThreads) {
-      const int system = Second ? 0 : task / entries, e = task - system * entries;
-      if (!Second && (flat >> system & 1)) continue;
-      int i, j;
-      triangle_entry(e, i, j);
-      const float* di = second + (system * n + i) * KS;
-      const float* dj = second + (system * n + j) * KS;
-      float sum = 0.0f;
-      for (int m = 0; m < members; ++m) sum += weight[m] * di[m] * dj[m];
-      float value = sum * covariance_scale;
-      if (Second) {
-        const int ci = i / n, cj = j / n;
-        if (ci == cj)
-          value += scaled(ci) * nlb_autocovariance(job.noise->channel[job.scale][ci], p, i % n, j % n);
-      }
-      float* M = matrix + system * dim * MS;
-      M[i * MS + j] = M[j * MS + i] = value;
-    }
-    __syncthreads();
+    const float mu = (Second ? basic_sum : sum) * inverse_weight;
+    if (Second) arrays.mean[s] = sum * inverse_weight;
+    for (int m = 0; m < members; ++m)
+      arrays.second[s * KS + m] = (Second ? arrays.second : arrays.noisy)[s * KS + m] - mu;
+  }
+}
+
+// The covariances, a thread per matrix entry: step 1 a lower triangle per
+// channel, step 2 one (with the noise covariance on the channels' diagonal
+// blocks).
+template <bool Second>
+__device__ __forceinline__ void group_covariance(const NlbDeviceStep& job, const GroupShape& shape, int members,
+                                                 const GroupNoise& noise, float covariance_scale,
+                                                 const GroupArrays& arrays) {
+  const int tid = threadIdx.x, p = shape.p, n = shape.n, KS = shape.member_stride, MS = job.layout.matrix_stride;
+  const int dim = shape.dim, entries = dim * (dim + 1) / 2;
+  for (int task = tid; task < shape.systems * entries; task += kThreads) {
+    const int system = Second ? 0 : task / entries, e = task - system * entries;
+    if (!Second && (noise.flat >> system & 1)) continue;
+    int i, j;
+    triangle_entry(e, i, j);
+    const float* di = arrays.second + (system * n + i) * KS;
+    const float* dj = arrays.second + (system * n + j) * KS;
+    float sum = 0.0f;
+    for (int m = 0; m < members; ++m) sum += arrays.weight[m] * di[m] * dj[m];
+    float value = sum * covariance_scale;
     if (Second) {
-      float noise_diagonal = 0.0f;
-      for (int c = 0; c < channels; ++c) noise_diagonal += scaled(c);
-      if (warp == 0) {
-        warp_cholesky(matrix, dim, MS, noise_diagonal / float(channels));
-        for (int i = lane; i < dim; i += 32) inverse[i] = nlb_inverse_diagonal(matrix, MS, i);
-      }
-    } else if (warp < channels && !(flat >> warp & 1)) {
-      warp_cholesky(matrix + warp * n * MS, n, MS, scaled(warp));
-      for (int i = lane; i < n; i += 32) inverse[warp * n + i] = nlb_inverse_diagonal(matrix + warp * n * MS, MS, i);
+      const int ci = i / n, cj = j / n;
+      if (ci == cj) value += noise.scaled(ci) * nlb_autocovariance(job.noise->channel[job.scale][ci], p, i % n, j % n);
     }
-    __syncthreads();
-    // The solves: step 2 the noisy deviations (into `second`), step 1 the
-    // deviations in place; a thread per member and system.
-    for (int task = tid; task < systems * members; task += kThreads) {
-      const int system = Second ? 0 : task / members, m = task - system * members;
-      if (!Second && (flat >> system & 1)) continue;
-      const Column x{second + m, KS}, e{noisy + m, KS};
-      if (Second)
-        for (int i = 0; i < dim; ++i) x[i] = e[i] - mean[i];
-      const float own = scaled(system);
-      solve_member<P, Second ? C : 1>(matrix + system * dim * MS, MS, inverse + system * n, x, e, system * n, p, dim,
-                                      job.noise, job.scale, system, Second ? scaled : PerChannel{{own, own, own}},
-                                      white);
-    }
-    __syncthreads();
+    float* M = arrays.matrix + system * dim * MS;
+    M[i * MS + j] = M[j * MS + i] = value;
   }
+}
 
-  // 6. Aggregation (flat channels take their value here), a thread per
-  // member pixel, consecutive threads along a member's rows.
+// The Cholesky factors, a warp per matrix, and their diagonals' reciprocals.
+template <bool Second>
+__device__ __forceinline__ void factor_covariance(const NlbDeviceStep& job, const GroupShape& shape,
+                                                  const GroupNoise& noise, const GroupArrays& arrays) {
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int n = shape.n, channels = shape.channels, dim = shape.dim, MS = job.layout.matrix_stride;
+  if (Second) {
+    float noise_diagonal = 0.0f;
+    for (int c = 0; c < channels; ++c) noise_diagonal += noise.scaled(c);
+    if (warp == 0) {
+      warp_cholesky(arrays.matrix, dim, MS, noise_diagonal / float(channels));
+      for (int i = lane; i < dim; i += 32) arrays.inverse[i] = nlb_inverse_diagonal(arrays.matrix, MS, i);
+    }
+  } else if (warp < channels && !(noise.flat >> warp & 1)) {
+    warp_cholesky(arrays.matrix + warp * n * MS, n, MS, noise.scaled(warp));
+    for (int i = lane; i < n; i += 32)
+      arrays.inverse[warp * n + i] = nlb_inverse_diagonal(arrays.matrix + warp * n * MS, MS, i);
+  }
+}
+
+// The solves, a thread per member and system: step 2 the noisy deviations
+// (into `second`), step 1 the deviations in place; the estimates in `noisy`.
+template <bool Second, int P, int C>
+__device__ __forceinline__ void solve_group(const NlbDeviceStep& job, const GroupShape& shape, int members,
+                                            const GroupNoise& noise, const GroupArrays& arrays) {
+  const int tid = threadIdx.x, p = shape.p, n = shape.n, dim = shape.dim;
+  const int KS = shape.member_stride, MS = job.layout.matrix_stride;
+  for (int task = tid; task < shape.systems * members; task += kThreads) {
+    const int system = Second ? 0 : task / members, m = task - system * members;
+    if (!Second && (noise.flat >> system & 1)) continue;
+    const Column x{arrays.second + m, KS}, e{arrays.noisy + m, KS};
+    if (Second)
+      for (int i = 0; i < dim; ++i) x[i] = e[i] - arrays.mean[i];
+    const float own = noise.scaled(system);
+    solve_member<P, Second ? C : 1>(arrays.matrix + system * dim * MS, MS, arrays.inverse + system * n, x, e,
+                                    system * n, p, dim, job.noise, job.scale, system,
+                                    Second ? noise.scaled : PerChannel{{own, own, own}}, noise.white);
+  }
+}
+
+// 6. Aggregation (flat channels take their value here), a thread per
+// member pixel, consecutive threads along a member's rows.
+template <int P>
+__device__ __forceinline__ void aggregate_group(const NlbDeviceStep& job, const GroupShape& shape, int members,
+                                                const GroupNoise& noise, const GroupArrays& arrays) {
+  const int tid = threadIdx.x, p = shape.p, n = shape.n, channels = shape.channels, KS = shape.member_stride;
   const NlbDeviceSums& out = job.sums;
   const Divisor by_n(n);
   for (int k = tid; k < members * n; k += kThreads) {
     const int m = P > 0 ? k / n : by_n.quotient(k), t = k - m * n;
-    const int y = member_y[m] + t / p;
+    const int y = arrays.member_y[m] + t / p;
     if (y < out.row0 || y >= out.row0 + out.rows) continue;
-    const int x = member_x[m] + t % p;
-    const float w = weight[m];
+    const int x = arrays.member_x[m] + t % p;
+    const float w = arrays.weight[m];
     EW_UNROLL
     for (int c = 0; c < 3; ++c)
       if (c < channels) {
-        const float value = (flat >> c & 1) ? flat_value[c] : noisy[(c * n + t) * KS + m];
+        const float value = (noise.flat >> c & 1) ? noise.flat_value[c] : arrays.noisy[(c * n + t) * KS + m];
         atomicAdd(out.row(c, y) + x, (unsigned long long)__float2ll_rn((w * value) * kNlbFixedOne));
       }
     atomicAdd(out.row(channels, y) + x, (unsigned long long)__float2ll_rn(w * kNlbFixedOne));
   }
+}
+
+// P: the patch side the kernel is compiled for (0: any, job.patch); C: the
+// channels of step 2's joint system when P > 0 (step 1's systems are one
+// channel each). The phases' barriers are here; those inside a phase
+// (block_select, block_prefix, block_count, block_sums) serve its own
+// reductions.
+template <bool Second, int P, int C>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(NlbDeviceStep job) {
+  extern __shared__ float shared[];
+  const GroupArrays arrays = group_arrays(shared, job.layout);
+  const GroupShape shape = group_shape<Second, P, C>(job);
+  const SearchWindow window = search_window(job, shape.p);
+
+  load_reference<Second>(job, shape, window, arrays);
+  __syncthreads();
+  const int closer = group_distances<Second, P>(job, shape, window, arrays);
+  int members = min(job.step.group, window.candidates);
+  if (Second)
+    members = nlb_group_size(job.step, 1 + block_count(closer, arrays.scratch->scan), window.candidates);
+  else
+    __syncthreads();  // bits complete
+
+  select_group(job, window, members, arrays);
+  __syncthreads();
+
+  gather_group<Second>(job, shape, members, arrays);
+  __syncthreads();
+  sum_weights(members, arrays);
+  __syncthreads();
+  const float weight_sum = arrays.scratch->weight_total;
+  if (!(weight_sum > 0.0f)) return;  // the whole block: a uniform value
+  const float inverse_weight = 1.0f / weight_sum;
+
+  const GroupNoise noise = group_noise<Second>(job, shape, members, inverse_weight, arrays);
+  const float covariance_scale = nlb_covariance_scale(members) * inverse_weight;
+  if (noise.estimate) {
+    centre_group<Second>(shape, members, noise.flat, inverse_weight, arrays);
+    __syncthreads();
+    group_covariance<Second>(job, shape, members, noise, covariance_scale, arrays);
+    __syncthreads();
+    factor_covariance<Second>(job, shape, noise, arrays);
+    __syncthreads();
+    solve_group<Second, P, C>(job, shape, members, noise, arrays);
+    __syncthreads();
+  }
+
+  aggregate_group<P>(job, shape, members, noise, arrays);
 }
 
 // The kernels compiled for fixed sizes: step 1's patch side, step 2's
