@@ -15,7 +15,8 @@ network's reading). PSNR against the photo as the JPEG decodes.
 
 With a sixth argument, an earlier run's CSV, BM3D and nlbayes are not run
 again: their PSNRs are read from it (the noise is the same by its seeds),
-and only the learned denoiser is measured (new weights, the same photos):
+and only the learned denoiser is measured (new weights, the same photos;
+its difference to BM3D is taken from BM3D's PSNR as that CSV rounds it):
 
   python3 bench/quality/learned_texture.py OPENCV_DOC_ROOT build/cli/edgewise \\
       build/bench/learned_denoise_file 10,20,30 /tmp/learned_texture.csv docs/learned_texture.csv
@@ -49,9 +50,10 @@ def noisy_versions(clean, sigma):
 
 
 def earlier_scores(path):
-    """{(image, noise, method): psnr} from an earlier run's CSV (its per-case rows)."""
+    """{(image, noise, method): (psnr, minus_bm3d)} from an earlier run's CSV (its per-case
+    rows; the difference as that run computed it, before rounding)."""
     with open(path, newline="") as f:
-        return {(r["image"], r["noise"], r["method"]): float(r["psnr"])
+        return {(r["image"], r["noise"], r["method"]): (float(r["psnr"]), r["minus_bm3d"])
                 for r in csv.DictReader(f) if r["image"] != "mean"}
 
 
@@ -71,10 +73,10 @@ def main(root, cli, learned, sigmas, out_csv, reuse=None):
             for sigma in sigmas:
                 for noise, noisy, given in noisy_versions(clean, sigma):
                     Image.fromarray(noisy).save(noisy_path)
-                    scores = {}
+                    scores, minus = {}, {}
                     if earlier is not None:
                         for method in ("bm3d", "nlbayes", "nlbayes blind"):
-                            scores[method] = earlier[(name, noise, method)]
+                            scores[method], minus[method] = earlier[(name, noise, method)]
                     else:
                         import bm3d
                         peer = bm3d.bm3d_rgb(noisy.astype(np.float64) / 255, given / 255)
@@ -95,7 +97,7 @@ def main(root, cli, learned, sigmas, out_csv, reuse=None):
                     with open(out_csv, "a", newline="") as f:
                         csv.writer(f).writerows(
                             [name, noise, f"{given:.2f}", m, f"{noisy_psnr:.2f}", f"{scores[m]:.2f}",
-                             f"{scores[m] - scores['bm3d']:.2f}"] for m in methods)
+                             minus.get(m, f"{scores[m] - scores['bm3d']:.2f}")] for m in methods)
     append_means(out_csv)
 
 
