@@ -93,7 +93,7 @@ def main():
         stages = old.pop("stages", []) + [old]
         stage_curve = args.manifest / f"denoiser_stage{len(stages)}_loss_curve.csv"
         shutil.copy(args.manifest / "denoiser_loss_curve.csv", stage_curve)
-        old["loss_curve"] = str(stage_curve)
+        old["loss_curve"] = stage_curve.name  # beside this record, in the manifest folder
     curve = args.ckpt.parent / "loss_curve.csv"
     if curve.exists():
         shutil.copy(curve, args.manifest / "denoiser_loss_curve.csv")
@@ -103,7 +103,7 @@ def main():
         "parameters": denoise_net.parameters(), "noise_net_sha256": ckpt["noise_net_sha256"],
         "steps": ckpt["step"], "seed": ckpt["seed"], "validation_seed": 99, "device": ckpt["device"],
         "train_args": ckpt.get("args", {}), "final": last, "init": init,
-        "loss_curve": str(args.manifest / "denoiser_loss_curve.csv"), "stages": stages,
+        "loss_curve": "denoiser_loss_curve.csv", "stages": stages,
         "commands": ["python3 training/build_dataset.py",
                      "python3 training/train_denoiser.py " + train_command(ckpt.get("args", {}))
                      + "   (on the device, repeated until done: training/device_train_denoiser.sh)",
