@@ -11,7 +11,10 @@
 // For every read row to show in the output, every candidate of a window is a
 // member of its group (group size 256): a changed row then changes the
 // statistics of every group that reads it, and so every pixel those groups
-// estimate; a bilinear tap and a 2 x 2 mean never weigh a row by 0.
+// estimate; a bilinear tap and a 2 x 2 mean never weigh a row by 0. On one
+// image a row at the end of a chain (step 1's group, its basic estimate,
+// step 2's statistics) may still change nothing, so the rows read are
+// compared with the union of two images' dependencies.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -107,8 +110,17 @@ TEST(NlBayesSchedule, ReadsWhatTheOutputDependsOn) {
     const NlbPlan& plan = static_cast<const NlbPlan&>(*made);
     ASSERT_EQ(plan.params.scales, c.scales);
     EXPECT_LE(plan.reach, reach);
-    const FloatImage image = random_image(rng, shape);
-    const std::vector<NlbRowRange> depends = measured_dependencies(spec, image);
+    // The schedule holds for every image; whether a row it reads shows in a
+    // given output row depends on the image (seed 15125925906828067335:
+    // input row 3 changed nothing in output row 15 on its first image,
+    // whichever way it was changed). "Reads no row it does not need" is a
+    // claim about some image, so it is measured on the union over two.
+    std::vector<NlbRowRange> depends = measured_dependencies(spec, random_image(rng, shape));
+    const std::vector<NlbRowRange> second = measured_dependencies(spec, random_image(rng, shape));
+    for (size_t y = 0; y < depends.size(); ++y) {
+      depends[y].first = std::min(depends[y].first, second[y].first);
+      depends[y].end = std::max(depends[y].end, second[y].end);
+    }
     int farthest = 0;
     for (int y = 0; y < shape.height; ++y) {
       SCOPED_TRACE("output row " + std::to_string(y));
