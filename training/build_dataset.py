@@ -21,8 +21,10 @@ the same interpreter as tests/cli/make_test_data.py).  It
    non-overlapping 256 x 256 crops on a centred grid, drops nearly flat
    crops and ranks the rest by mean absolute Laplacian;
 4. takes crops round-robin (every photo's best crop, then every photo's
-   second best, ... at most MAX_CROPS_PER_PHOTO) until the PNGs would pass
-   BUDGET_BYTES, and writes them as training/data/crops/NNNNN.png;
+   second best, ... at most MAX_CROPS_PER_PHOTO) until the files would pass
+   the set's budget, and writes them as training/data/crops/NNNNN.png
+   (set v1) or NNNNN.webp (set v2, the default: lossless WebP, 71 % of the
+   PNG's bytes, so more crops fit the device's 64 MiB carry; see SETS);
 5. writes training/manifest/{images,crops,packages}.tsv.
 
 Nothing is random: the same package versions give byte-identical crops
@@ -61,7 +63,16 @@ MANIFEST = HERE / "manifest"
 CROP = 256
 MAX_CROPS_PER_PHOTO = 6
 FLAT_LAPLACIAN = 4.0          # mean |Laplacian| of luma (8-bit units) below this: a flat crop
-BUDGET_BYTES = 38 * 1024 * 1024  # crops' sizes rounded up to 4 KiB blocks; data/ must stay <= 40 MiB
+# The crop sets (--set). The budget counts the files' sizes rounded up to 4
+# KiB blocks; data/ travels to the device beside the 20 MiB tracked tree
+# under a 64 MiB carry. v1: the denoiser's stages 1-2 and the noise map.
+# v2 (stage 3 on): the same photos and ranking, lossless WebP (same pixels,
+# 71 % of the PNG's bytes on these crops), 41 MiB, so the photos' 3rd-6th
+# most textured crops fit; held-out photos (every tenth) keep the crops v1
+# gives them, so validation is the same tiles and the extra bytes all go
+# to training.
+SETS = {"v1": {"format": "png", "budget": 38 * 1024 * 1024},
+        "v2": {"format": "webp", "budget": 41 * 1024 * 1024}}
 NEAR_DUPLICATE = 0.95         # correlation of 32x32 grey thumbnails counted as "the same picture"
 PNG_LEVEL = 9
 
@@ -363,6 +374,16 @@ def png_bytes(arr):
     return buf.getvalue()
 
 
+def webp_bytes(arr):
+    """Lossless WebP (checked: decodes to the same pixels)."""
+    buf = io.BytesIO()
+    Image.fromarray(arr, "RGB").save(buf, "WEBP", lossless=True, quality=100, method=6)
+    data = buf.getvalue()
+    if not np.array_equal(np.asarray(Image.open(io.BytesIO(data)).convert("RGB")), arr):
+        sys.exit("lossless WebP changed a crop's pixels: this Pillow's libwebp is not usable")
+    return data
+
+
 def process(job):
     """Decode, shrink and cut one photo; returns its record and ranked crops."""
     data = job["data"]
@@ -393,8 +414,11 @@ def process(job):
     cands.sort()  # most textured first; ties by position
     crops = []
     for negscore, yy, x in cands[:MAX_CROPS_PER_PHOTO]:
-        png = png_bytes(np.ascontiguousarray(arr[yy:yy + CROP, x:x + CROP]))
-        crops.append({"x": x, "y": yy, "score": -negscore, "png": png})
+        pixels = np.ascontiguousarray(arr[yy:yy + CROP, x:x + CROP])
+        crop = {"x": x, "y": yy, "score": -negscore, "png": png_bytes(pixels)}
+        if job["format"] == "webp":
+            crop["webp"] = webp_bytes(pixels)
+        crops.append(crop)
     return {"width": width, "height": height, "factor": f,
             "noise": noise_floor(y), "thumb": thumb(rgb), "crops": crops,
             "grid": nx * ny}
@@ -463,7 +487,10 @@ def write_if_changed(path, data):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--set", choices=sorted(SETS), default="v2",
+                    help="the crop set (SETS): v1 made the denoiser's stages 1-2 and the noise map")
     args = ap.parse_args()
+    fmt, budget = SETS[args.set]["format"], SETS[args.set]["budget"]
 
     debs = fetch({**PACKAGES, **EVAL_PACKAGES})
     jobs = collect()
@@ -472,7 +499,8 @@ def main():
     evals = eval_images()
     eval_sha = {s: n for n, s, _ in evals}
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(process, [{"data": j["data"]} for j in jobs], chunksize=2))
+        results = list(pool.map(process, [{"data": j["data"], "format": fmt} for j in jobs],
+                                chunksize=2))
 
     photos, seen = [], []
     for job, res in zip(jobs, results):
@@ -497,19 +525,22 @@ def main():
                        "holder": holder})
 
     # Round-robin: every photo's best crop, then every photo's second best, ...
-    chosen, total = set(), 0
-    for rank in range(MAX_CROPS_PER_PHOTO):
-        full = False
-        for pi, ph in enumerate(photos):
-            if rank < len(ph["crops"]):
-                size = -(-len(ph["crops"][rank]["png"]) // 4096) * 4096
-                if total + size > BUDGET_BYTES:
-                    full = True
-                    break
-                chosen.add((pi, rank))
-                total += size
-        if full:
-            break
+    def round_robin(key, limit, eligible):
+        chosen, total = set(), 0
+        for rank in range(MAX_CROPS_PER_PHOTO):
+            for pi, ph in enumerate(photos):
+                if rank < len(ph["crops"]) and eligible(pi, rank):
+                    size = -(-len(ph["crops"][rank][key]) // 4096) * 4096
+                    if total + size > limit:
+                        return chosen, total
+                    chosen.add((pi, rank))
+                    total += size
+        return chosen, total
+
+    chosen, total = round_robin("png", SETS["v1"]["budget"], lambda pi, rank: True)
+    if args.set == "v2":
+        held = lambda pi: (pi + 1) % 10 == 0  # train_*.py's held-out photos (source id % 10)
+        chosen, total = round_robin("webp", budget, lambda pi, rank: not held(pi) or (pi, rank) in chosen)
 
     # Number the crops photo by photo, best first; write them.
     CROPS.mkdir(parents=True, exist_ok=True)
@@ -521,12 +552,12 @@ def main():
             if (pi, rank) not in chosen:
                 continue
             n += 1
-            name = "%05d.png" % n
-            write_if_changed(CROPS / name, c["png"])
+            name = "%05d.%s" % (n, fmt)
+            write_if_changed(CROPS / name, c[fmt])
             keep.add(name)
             ph["taken"].append("%05d" % n)
             crow.append([name, "%03d" % (pi + 1), str(c["x"]), str(c["y"]), str(rank + 1),
-                         "%.2f" % c["score"], sha256(c["png"])])
+                         "%.2f" % c["score"], sha256(c[fmt])])
     for stale in sorted(CROPS.glob("*")):
         if stale.name not in keep:
             stale.unlink()
@@ -555,8 +586,8 @@ def main():
     write_if_changed(MANIFEST / "packages.tsv", "\n".join(prow) + "\n")
 
     used = sum(1 for ph in photos if ph["taken"])
-    log("%d photos, %d crops, %.1f MiB of crops (budget %.0f MiB); %d evaluation images checked"
-        % (used, n, total / 2 ** 20, BUDGET_BYTES / 2 ** 20, len(evals)))
+    log("set %s: %d photos, %d crops, %.1f MiB of crops (budget %.0f MiB); %d evaluation images checked"
+        % (args.set, used, n, total / 2 ** 20, budget / 2 ** 20, len(evals)))
 
 
 if __name__ == "__main__":

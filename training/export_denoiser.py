@@ -104,7 +104,8 @@ def main():
         "steps": ckpt["step"], "seed": ckpt["seed"], "validation_seed": 99, "device": ckpt["device"],
         "train_args": ckpt.get("args", {}), "final": last, "init": init,
         "loss_curve": "denoiser_loss_curve.csv", "stages": stages,
-        "commands": ["python3 training/build_dataset.py",
+        "crop_set": ckpt.get("crop_set", "v1"),
+        "commands": [f"python3 training/build_dataset.py --set {ckpt.get('crop_set', 'v1')}",
                      "python3 training/train_denoiser.py " + train_command(ckpt.get("args", {}))
                      + "   (on the device, repeated until done: training/device_train_denoiser.sh)",
                      f"python3 training/export_denoiser.py --ckpt {args.ckpt} --to {args.to}"],

@@ -63,7 +63,7 @@ def main():
         "parameters": sum(v.numel() for v in ckpt["model"].values()),
         "steps": ckpt["step"], "seed": ckpt["seed"], "validation_seed": 99, "device": ckpt["device"],
         "train_args": ckpt.get("args", {}), "final": last,
-        "commands": ["python3 training/build_dataset.py",
+        "commands": ["python3 training/build_dataset.py --set v1",
                      "python3 training/train_noise_net.py --data training/data --out training/out "
                      f"--steps {ckpt.get('args', {}).get('steps', '?')} --minutes 8   (on the device, repeated until done: "
                      "training/device_train.sh)",

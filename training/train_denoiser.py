@@ -104,6 +104,7 @@ def main():
     weights_path = args.out / "denoiser.weights.pt"
 
     train, held, scores = load_crops(args.data, args.manifest, scores=True)
+    crop_set = "v2" if any((args.data / "crops").glob("*.webp")) else "v1"  # build_dataset.py --set
     weights = scores.clamp_min(1e-3) ** args.texture_weight if args.texture_weight else None
     print(f"crops: {train.shape[0]} training, {held.shape[0]} held out; device {device} ({device_name}); "
           f"{denoise_net.parameters()} weights, {denoise_net.macs_per_pixel():.0f} MAC/px", flush=True)
@@ -138,6 +139,11 @@ def main():
             sys.exit(f"{args.init_ewnn} was trained with another noise-map network ({given.get('noise-net')})")
         init = {"file": str(args.init_ewnn), "sha256": digest, "trained": given.get("trained", "?")}
         print(f"stage starts from {args.init_ewnn} (sha256 {digest[:16]}..., {init['trained']})", flush=True)
+        # The starting point on this stage's validation tiles: the stage's gain is measured from
+        # here (and a changed crop set that kept the held-out crops must give the last stage's figure).
+        val, values, _ = validate(model, held, noise_map, device, args.val_batches, args.batch)
+        init["val_l1"], init["val_psnr"] = val, values
+        print(f"stage start: val {val:.5f}  " + " ".join(f"{k} {values[k]:.2f}" for k in KINDS), flush=True)
     elif ckpt is not None:
         init = ckpt.get("init")
     if ckpt and ckpt.get("noise_net_sha256") != noise_map.sha256:
@@ -147,7 +153,7 @@ def main():
         state = {"model": model.state_dict(), "generator": gen.get_state(),
                  "step": step, "history": history, "args": {k: str(v) for k, v in vars(args).items()},
                  "seed": SEED, "device": device_name, "noise_net_sha256": noise_map.sha256,
-                 "init": init}
+                 "init": init, "crop_set": crop_set}
         for path, extra in ((ckpt_path, {"optimizer": opt.state_dict()}), (weights_path, {})):
             tmp = path.with_suffix(".tmp")
             torch.save({**state, **extra}, tmp)

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 import torch
-from PIL import Image
+from PIL import Image, features
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import noise_batch  # noqa: E402
@@ -45,8 +45,14 @@ def load_crops(data, manifest, scores=False):
             for row in csv.DictReader(f, delimiter="\t"):
                 sources[row[next(iter(row))]] = row
     files = sorted((data / "crops").glob("*.png"))
+    webp = sorted((data / "crops").glob("*.webp"))  # build_dataset.py's set v2
+    if files and webp:
+        sys.exit(f"{data / 'crops'} holds both PNG and WebP crops: run training/build_dataset.py again")
+    files = files or webp
     if not files:
         sys.exit(f"no crops in {data / 'crops'}: run training/build_dataset.py first")
+    if webp and not features.check("webp"):
+        sys.exit("this Pillow cannot read WebP: the crops of set v2 need it (or build set v1)")
     train, held, train_scores = [], [], []
     for k, path in enumerate(files):
         image = np.asarray(Image.open(path).convert("RGB"))
