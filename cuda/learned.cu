@@ -382,10 +382,10 @@ BandCost learned_device_cost(const Plan& plan) {
   LearnedPlan tall = learned;
   constexpr int kShortRows = 256;
   tall.shape.height = 16 * (plan.reach + kShortRows);
-  const LearnedDeviceKernel kernel(tall);
+  const DeviceNets nets = device_nets(tall);  // the process's networks: what the kernel will use
   auto bytes = [&](int rows) {
     const int middle = tall.shape.height / 2;
-    return need(tall, geometry(tall, middle, middle + rows), kernel.denoiser(), kernel.noise()).total();
+    return need(tall, geometry(tall, middle, middle + rows), *nets.denoiser, nets.noise.get()).total();
   };
   const size_t small = bytes(kShortRows), large = bytes(2 * kShortRows);
   const size_t per_row = (large - small + kShortRows - 1) / kShortRows;
