@@ -154,14 +154,16 @@ std::function<void(std::vector<uint8_t>&, const Photo&)> correlated(const std::s
 // These runs predate the learned noise reading (docs/quality.md says which
 // figures were not measured again); the test's own print shows today's.
 // The learned filter (issue 35), the same rule from its own runs with the
-// learned reading and its stage-2 weights (2026-12-07:
+// learned reading and its stage-3 weights (2026-12-07:
 // docs/learned_auto_quality.csv, white and Poisson-Gaussian;
 // docs/learned_camera.csv, camera), auto / fixed (m = 1):
-//   learned      white 10 6.09 / 6.19, 20 8.30 / 8.38, 30 9.55 / 9.60,
-//                Poisson-Gaussian 20 8.55 / 8.57, camera 3 7.74 / 5.21,
-//                camera 3 JPEG 6.04 / 3.58
-// (stage 1, 2026-12-06: 6.00 / 6.12, 8.19 / 8.28, 9.41 / 9.49, 8.45 / 8.50,
-// 7.69 / 5.23, 5.92 / 3.63; three floors rose by 0.5 with stage 2)
+//   learned      white 10 6.21 / 6.25, 20 8.41 / 8.47, 30 9.67 / 9.71,
+//                Poisson-Gaussian 20 8.73 / 8.70, camera 3 7.84 / 5.48,
+//                camera 3 JPEG 6.23 / 3.81
+// (stage 2: 6.09 / 6.19, 8.30 / 8.38, 9.55 / 9.60, 8.55 / 8.57, 7.74 / 5.21,
+// 6.04 / 3.58; stage 1, 2026-12-06: 6.00 / 6.12, 8.19 / 8.28, 9.41 / 9.49,
+// 8.45 / 8.50, 7.69 / 5.23, 5.92 / 3.63; three floors rose by 0.5 with
+// stage 2, none with stage 3: each gain stayed below its next 0.5 step)
 const std::vector<NoiseKind>& noise_kinds() {
   static const std::vector<NoiseKind> kinds = {
       // documented gains (astronaut / camera): rgb and adaptive 4.86 / 4.41, per-channel 3.25,
@@ -592,7 +594,7 @@ TEST(QualityDefaults, WithinHalfADecibelOfTheGridBest) {
 // measurement (2026-12-06, CPU backend; no documented figure: PSNR of the
 // output against its input), less 2 dB: nlbayes 51.64 dB, pyramid lab
 // 49.70 dB, learned 62.84 dB (astronaut; 63.08 with the stage-2 weights,
-// 2026-12-07). A default that smoothed a clean photo as it smooths
+// 63.51 with the stage-3 ones, 2026-12-07). A default that smoothed a clean photo as it smooths
 // sigma 10 noise (about 36 dB against the clean photo: docs/auto_quality.csv)
 // fails it.
 TEST(QualityDefaults, RecommendedMethodsKeepACleanPhoto) {
