@@ -1,7 +1,9 @@
 // The camera-noise benchmark's image maker (camera_pipeline.h): a clean
-// photo in, its noise-free development and its noisy developments out, one
-// per sensor-noise level, with and without JPEG, as PNG, with the settings
-// and the true noise per channel printed (tab-separated).
+// photo in, its noisy developments out, one per sensor-noise level, with
+// and without JPEG, as PNG (STEM_levelN[_jpeg].png), each beside its own
+// noise-free development (STEM_levelN[_jpeg]_clean.png: the reference its
+// PSNR is taken against), with the settings and the true noise per channel
+// printed (tab-separated).
 //
 // Usage: camera_noise OUTDIR IMAGE...   [EDGEWISE_CAMERA_VARIANT=N picks the
 // camera, white balance and demosaicer variant; default: the image's index]
@@ -60,9 +62,13 @@ int main(int argc, char** argv) {
         for (bool jpeg : {false, true}) {
           const CameraSettings settings = camera_case(level, variant, jpeg);
           const Development d = develop(photo, settings);
+          // Each case's own noise-free development is its reference: the camera,
+          // white balance and demosaicer change with the level, so level 0's
+          // (STEM_clean.png, kept for older commands) is not level 1's.
           if (level == 0 && !jpeg) write_photo(dir + "/" + stem + "_clean.png", d.clean);
-          const std::string name = stem + "_level" + std::to_string(level) + (jpeg ? "_jpeg" : "") + ".png";
-          write_photo(dir + "/" + name, d.noisy);
+          const std::string name = stem + "_level" + std::to_string(level) + (jpeg ? "_jpeg" : "");
+          write_photo(dir + "/" + name + ".png", d.noisy);
+          write_photo(dir + "/" + name + "_clean.png", d.clean);
           std::printf("%s\t%d\t%s\t%s\t", stem.c_str(), level, jpeg ? "yes" : "no", describe(settings).c_str());
           for (double rms : noise_rms(d)) std::printf(" %.2f", rms);
           std::printf("\n");
