@@ -6,6 +6,10 @@
 //
 //   learned_denoise_file [--weights FILE] [--sigma S] [--strength K] [--threads N] IN OUT
 //
+// The weights: --weights, else $EDGEWISE_DENOISE_NET (as the filter reads
+// it, so a candidate file is measured the same way through every tool),
+// else the source tree's models/denoiser-v1.ewnn.
+//
 // Prints the seconds the network took (processor threads as OpenMP gives
 // them) on stderr.
 #include <chrono>
@@ -33,6 +37,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string weights = EDGEWISE_SOURCE_DIR "/models/denoiser-v1.ewnn";
+  if (const char* chosen = std::getenv("EDGEWISE_DENOISE_NET"); chosen && *chosen) weights = chosen;
   edgewise::LearnedDenoiseOptions options;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -73,7 +78,8 @@ int main(int argc, char** argv) {
     edgewise::learned_denoise_rgb(denoiser, *noise_net.net, rgb.ptr<float>(), rgb.cols, rgb.rows, out.ptr<float>(),
                                   options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "%s: %d x %d in %.2f s\n", files[0].c_str(), rgb.cols, rgb.rows, seconds);
+    std::fprintf(stderr, "%s: %d x %d in %.2f s (weights %s)\n", files[0].c_str(), rgb.cols, rgb.rows, seconds,
+                 weights.c_str());
     cv::Mat out8;
     out.convertTo(out8, CV_8UC3, 255.0);  // saturates and rounds to nearest
     cv::cvtColor(out8, out8, cv::COLOR_RGB2BGR);
