@@ -51,6 +51,8 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 from PIL import Image
 
+import crop_set
+
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent
 CACHE = HERE / "cache"
@@ -539,8 +541,9 @@ def main():
 
     chosen, total = round_robin("png", SETS["v1"]["budget"], lambda pi, rank: True)
     if args.set == "v2":
-        held = lambda pi: (pi + 1) % 10 == 0  # train_*.py's held-out photos (source id % 10)
-        chosen, total = round_robin("webp", budget, lambda pi, rank: not held(pi) or (pi, rank) in chosen)
+        v1 = chosen  # held-out photos (ids pi + 1) keep exactly v1's crops
+        chosen, total = round_robin("webp", budget,
+                                    lambda pi, rank: not crop_set.held_out(pi + 1) or (pi, rank) in v1)
 
     # Number the crops photo by photo, best first; write them.
     CROPS.mkdir(parents=True, exist_ok=True)

@@ -40,6 +40,7 @@ import time
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import crop_set  # noqa: E402
 import denoise_batch  # noqa: E402
 import denoise_net  # noqa: E402
 import ewnn  # noqa: E402
@@ -104,7 +105,7 @@ def main():
     weights_path = args.out / "denoiser.weights.pt"
 
     train, held, scores = load_crops(args.data, args.manifest, scores=True)
-    crop_set = "v2" if any((args.data / "crops").glob("*.webp")) else "v1"  # build_dataset.py --set
+    crops_name = crop_set.crop_files(args.data / "crops")[1]  # build_dataset.py --set
     weights = scores.clamp_min(1e-3) ** args.texture_weight if args.texture_weight else None
     print(f"crops: {train.shape[0]} training, {held.shape[0]} held out; device {device} ({device_name}); "
           f"{denoise_net.parameters()} weights, {denoise_net.macs_per_pixel():.0f} MAC/px", flush=True)
@@ -153,7 +154,7 @@ def main():
         state = {"model": model.state_dict(), "generator": gen.get_state(),
                  "step": step, "history": history, "args": {k: str(v) for k, v in vars(args).items()},
                  "seed": SEED, "device": device_name, "noise_net_sha256": noise_map.sha256,
-                 "init": init, "crop_set": crop_set}
+                 "init": init, "crop_set": crops_name}
         for path, extra in ((ckpt_path, {"optimizer": opt.state_dict()}), (weights_path, {})):
             tmp = path.with_suffix(".tmp")
             torch.save({**state, **extra}, tmp)

@@ -26,6 +26,7 @@ import torch
 from PIL import Image, features
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import crop_set  # noqa: E402
 import noise_batch  # noqa: E402
 import noise_net  # noqa: E402
 
@@ -44,14 +45,10 @@ def load_crops(data, manifest, scores=False):
         with open(crops_tsv) as f:
             for row in csv.DictReader(f, delimiter="\t"):
                 sources[row[next(iter(row))]] = row
-    files = sorted((data / "crops").glob("*.png"))
-    webp = sorted((data / "crops").glob("*.webp"))  # build_dataset.py's set v2
-    if files and webp:
-        sys.exit(f"{data / 'crops'} holds both PNG and WebP crops: run training/build_dataset.py again")
-    files = files or webp
+    files, name = crop_set.crop_files(data / "crops")
     if not files:
         sys.exit(f"no crops in {data / 'crops'}: run training/build_dataset.py first")
-    if webp and not features.check("webp"):
+    if name == "v2" and not features.check("webp"):
         sys.exit("this Pillow cannot read WebP: the crops of set v2 need it (or build set v1)")
     train, held, train_scores = [], [], []
     for k, path in enumerate(files):
@@ -63,8 +60,8 @@ def load_crops(data, manifest, scores=False):
                 if key in row:
                     source = int(row[key])
                     break
-        (held if source % 10 == 0 else train).append(image)
-        if source % 10 != 0:
+        (held if crop_set.held_out(source) else train).append(image)
+        if not crop_set.held_out(source):
             train_scores.append(float(row["laplacian"]) if row and row.get("laplacian") else 1.0)
     to_tensor = lambda images: torch.from_numpy(np.stack(images)).permute(0, 3, 1, 2).contiguous()
     if scores:
