@@ -1,5 +1,6 @@
-// The collaborative denoiser's groups on the GPU: one block of
-// kNlbBlockThreads threads per reference patch, every array of the group in
+// The collaborative denoiser's groups on the GPU: one block of 128 threads
+// (64 for step 2 at its default sizes: kernel_for) per reference patch,
+// every array of the group in
 // shared memory (nlb_group_layout), the per-group math of nlbayes_math.h.
 // Per block, as cpu_fallback/nlbayes_groups.h per reference:
 //   1. the squared distances of the window's candidates to the reference
@@ -45,23 +46,46 @@ namespace edgewise::cuda {
 
 namespace {
 
-constexpr int kThreads = kNlbBlockThreads;
-constexpr int kWarps = kThreads / 32;
-// Blocks an SM keeps (64 registers a thread): the occupancy the latency of
-// the selection's and the factors' barriers needs, and a cap that keeps the
-// compiler from hoisting a whole unrolled solve's loads into registers.
-constexpr int kMinBlocks = 8;
+// A block's threads (T, a template parameter of every phase): 128, or 64
+// for step 2 at its fixed sizes (kSecondThreads). Step 2's solves give a
+// thread to each of 27-54 members, so in blocks of 128 two or three of the
+// four warps waited at the barrier after them (stop 46's profile: a third
+// of step 2's samples in the solves, two thirds of those at that barrier).
+constexpr int kFirstThreads = kNlbBlockThreads;
+constexpr int kSecondThreads = 64;
+constexpr int kMaxThreads = 192;
+// The floating-point block sums (group_noise's) follow the partition of
+// kSumThreads threads whatever the block's size: a block of 64 threads sums
+// for two of those "virtual" threads each, one of 192 leaves its last two
+// warps out, and the warps' totals are added in the same order, so the
+// rounding, and so the output, do not depend on T.
+constexpr int kSumThreads = 128;
+constexpr int kSumWarps = kSumThreads / 32;
+template <int T>
+constexpr int kVirtualThreads = T < kSumThreads ? kSumThreads / T : 1;  // a thread sums for
+// Blocks an SM keeps: with 128 threads, 8 (64 registers a thread): the
+// occupancy the latency of the selection's and the factors' barriers needs,
+// and a cap that keeps the compiler from hoisting a whole unrolled solve's
+// loads into registers. With 64 threads step 2's 16 KiB of shared memory (17
+// with the block's reserve, of 228 an SM) admits 13 blocks, which leaves 72
+// registers a thread (stop 46: one register spilled at 64).
+// (192 threads: 5 blocks, 64 registers.)
+template <int T>
+constexpr int kMinBlocks = T == 64 ? 13 : T == 128 ? 8 : 5;
 constexpr int kBins = 256;  // the radix select's digit: 8 bits
-static_assert(kBins % kThreads == 0, "the select's scan gives each thread whole bins");
-constexpr int kBinsPerThread = kBins / kThreads;
+template <int T>
+constexpr int kBinsPerThread = (kBins + T - 1) / T;  // the select's scan: consecutive bins a thread
+static_assert(kFirstThreads % 32 == 0 && kSecondThreads % 32 == 0 && kFirstThreads <= kMaxThreads &&
+                  kSecondThreads <= kMaxThreads && kSumThreads % kSecondThreads == 0,
+              "whole warps; a block of fewer than kSumThreads sums for whole virtual threads");
 
 // The reductions' scratch at the layout's `scratch` (kNlbScratchWords):
 // block_sums' partial sums (up to 8 values a warp), the scans of
 // block_count, block_prefix (two halves) and block_select (two more words),
 // and the weights' sum that every thread reads.
 struct GroupScratch {
-  float reduce[kWarps * 8];
-  int scan[2 * kWarps + 2];
+  float reduce[kSumWarps * 8];
+  int scan[2 * (kMaxThreads / 32) + 2];
   float weight_total;
 };
 static_assert(sizeof(GroupScratch) <= kNlbScratchWords * 4, "the layout's scratch holds the reductions'");
@@ -120,53 +144,62 @@ struct Divisor {
   }
 };
 
-// Sums of N values over the block, the same tree every time (butterfly
-// within each warp, then the warps in order); every thread gets them.
-// `scratch` holds kWarps * N floats; the trailing barrier lets the caller
-// reuse it at once.
-template <int N>
-__device__ void block_sums(float (&value)[N], float* scratch) {
+// Sums of N values over the kSumThreads virtual threads (value[v]: virtual
+// thread threadIdx.x + v x T's), the same tree every time and for every T
+// (butterfly within each virtual warp, then those warps in order); every
+// thread gets them in value[0]. `scratch` holds kSumWarps * N floats; the
+// trailing barrier lets the caller reuse it at once.
+template <int T, int V, int N>
+__device__ void block_sums(float (&value)[V][N], float* scratch) {
+  static_assert(V == kVirtualThreads<T>, "value[v] is virtual thread threadIdx.x + v x T's");
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   EW_UNROLL
-  for (int k = 0; k < N; ++k) {
-    float v = value[k];
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-    if (lane == 0) scratch[warp * N + k] = v;
+  for (int v = 0; v < V; ++v) {
+    const int virtual_warp = v * (T / 32) + warp;
+    if (virtual_warp >= kSumWarps) break;  // (T > kSumThreads: a whole warp without a share)
+    EW_UNROLL
+    for (int k = 0; k < N; ++k) {
+      float x = value[v][k];
+      for (int offset = 16; offset > 0; offset /= 2) x += __shfl_xor_sync(0xffffffffu, x, offset);
+      if (lane == 0) scratch[virtual_warp * N + k] = x;
+    }
   }
   __syncthreads();
   EW_UNROLL
   for (int k = 0; k < N; ++k) {
     float total = scratch[k];
-    for (int w = 1; w < kWarps; ++w) total += scratch[w * N + k];
-    value[k] = total;
+    for (int w = 1; w < kSumWarps; ++w) total += scratch[w * N + k];
+    value[0][k] = total;
   }
   __syncthreads();
 }
 
+template <int T>
 __device__ int block_count(int value, int* scratch) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
   if (lane == 0) scratch[warp] = value;
   __syncthreads();
   int total = 0;
-  for (int w = 0; w < kWarps; ++w) total += scratch[w];
+  for (int w = 0; w < T / 32; ++w) total += scratch[w];
   __syncthreads();
   return total;
 }
 
 // The exclusive prefix of `flag` over the block's threads in order, and
-// the total. `scratch` (2 x kWarps ints) alternates halves by `parity`, so
+// the total. `scratch` (2 x T / 32 ints) alternates halves by `parity`, so
 // one barrier serves: a half is written again only two calls later, after
 // every thread passed the barrier between.
+template <int T>
 __device__ int block_prefix(bool flag, int* scratch, int parity, int& total) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const unsigned ballot = __ballot_sync(0xffffffffu, flag);
-  int* half = scratch + parity * kWarps;
+  int* half = scratch + parity * (T / 32);
   if (lane == 0) half[warp] = __popc(ballot);
   __syncthreads();
   int before = __popc(ballot & ((1u << lane) - 1u));
   total = 0;
-  for (int w = 0; w < kWarps; ++w) {
+  for (int w = 0; w < T / 32; ++w) {
     if (w < warp) before += half[w];
     total += half[w];
   }
@@ -178,23 +211,25 @@ __device__ int block_prefix(bool flag, int* scratch, int parity, int& total) {
 // it). Four passes of one 8-bit digit each, from the top: a histogram of
 // the digit over the values that share the digits found so far, then the
 // bin that holds the rank by a block scan. `histogram` holds kBins ints,
-// `scan` kWarps + 2 ints.
+// `scan` T / 32 + 2 ints.
+template <int T>
 __device__ uint32_t block_select(const uint32_t* bits, int count, int rank, int* histogram, int* scan,
                                  int& at_limit) {
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   uint32_t prefix = 0, mask = 0;
   for (int shift = 24; shift >= 0; shift -= 8) {
-    for (int b = tid; b < kBins; b += kThreads) histogram[b] = 0;
+    for (int b = tid; b < kBins; b += T) histogram[b] = 0;
     __syncthreads();
-    for (int i = tid; i < count; i += kThreads) {
+    for (int i = tid; i < count; i += T) {
       const uint32_t b = bits[i];
       if ((b & mask) == prefix) atomicAdd(histogram + ((b >> shift) & 0xffu), 1);
     }
     __syncthreads();
     // Each thread's bins, their running sum over the block in bin order.
-    int own[kBinsPerThread], sum = 0;
+    constexpr int B = kBinsPerThread<T>;
+    int own[B], sum = 0;
     EW_UNROLL
-    for (int k = 0; k < kBinsPerThread; ++k) sum += own[k] = histogram[tid * kBinsPerThread + k];
+    for (int k = 0; k < B; ++k) sum += own[k] = tid * B + k < kBins ? histogram[tid * B + k] : 0;
     int inclusive = sum;
     for (int offset = 1; offset < 32; offset *= 2) {
       const int other = __shfl_up_sync(0xffffffffu, inclusive, offset);
@@ -205,20 +240,20 @@ __device__ uint32_t block_select(const uint32_t* bits, int count, int rank, int*
     int before = inclusive - sum;
     for (int w = 0; w < warp; ++w) before += scan[w];
     if (before < rank && rank <= before + sum) {
-      int digit = tid * kBinsPerThread, within = rank - before;
+      int digit = tid * B, within = rank - before;
       EW_UNROLL
-      for (int k = 0; k + 1 < kBinsPerThread; ++k) {
+      for (int k = 0; k + 1 < B; ++k) {
         if (within <= own[k]) break;
         within -= own[k];
         ++digit;
       }
-      scan[kWarps] = digit;
-      scan[kWarps + 1] = within;
+      scan[T / 32] = digit;
+      scan[T / 32 + 1] = within;
     }
     __syncthreads();
-    prefix |= uint32_t(scan[kWarps]) << shift;
+    prefix |= uint32_t(scan[T / 32]) << shift;
     mask |= 0xffu << shift;
-    rank = scan[kWarps + 1];
+    rank = scan[T / 32 + 1];
     __syncthreads();  // scan is written again in the next pass
   }
   at_limit = rank;
@@ -360,13 +395,13 @@ __device__ __forceinline__ SearchWindow search_window(const NlbDeviceStep& job, 
 // 1. Distances: the reference patch (step 2: the basic estimate's, every
 // channel; step 1: the noisy first channel's) into `mean`, which every
 // candidate's distance reads.
-template <bool Second>
+template <int T, bool Second>
 __device__ __forceinline__ void load_reference(const NlbDeviceStep& job, const GroupShape& shape,
                                                const SearchWindow& window, const GroupArrays& arrays) {
   const int tid = threadIdx.x, p = shape.p, n = shape.n;
   const int searched = Second ? shape.channels : 1;
   const NlbDeviceRows& guide = Second ? job.basic : job.noisy;
-  for (int i = tid; i < searched * n; i += kThreads) {
+  for (int i = tid; i < searched * n; i += T) {
     const int c = i / n, t = i % n;
     arrays.mean[i] = guide.row(c, window.ry + t / p)[window.rx + t % p];
   }
@@ -376,7 +411,7 @@ __device__ __forceinline__ void load_reference(const NlbDeviceStep& job, const G
 // CPU's order (channel, row, column), the reference's all ones (above every
 // distance: select_group takes it by its index); returns how many of this
 // thread's candidates lie closer than tau (step 2 sizes its group by them).
-template <bool Second, int P>
+template <int T, bool Second, int P>
 __device__ __forceinline__ int group_distances(const NlbDeviceStep& job, const GroupShape& shape,
                                                const SearchWindow& window, const GroupArrays& arrays) {
   const int tid = threadIdx.x, p = shape.p, n = shape.n;
@@ -385,7 +420,7 @@ __device__ __forceinline__ int group_distances(const NlbDeviceStep& job, const G
   const int x0 = window.x0, y0 = window.y0, nx = window.nx, reference_index = window.reference_index;
   const float tau = job.step.tau * float(n * searched);
   int closer = 0;
-  for (int i = tid; i < window.candidates; i += kThreads) {
+  for (int i = tid; i < window.candidates; i += T) {
     const int row = window.by_nx.quotient(i);
     const int qx = x0 + i - row * nx, qy = y0 + row;
     float distance = 0.0f;
@@ -412,6 +447,7 @@ __device__ __forceinline__ int group_distances(const NlbDeviceStep& job, const G
 // 2. Selection: the limit (the others-th smallest distance, the
 // reference's all-ones bits above every distance) and how many at it join;
 // the members' corners in raster order.
+template <int T>
 __device__ __forceinline__ void select_group(const NlbDeviceStep& job, const SearchWindow& window, int members,
                                              const GroupArrays& arrays) {
   const int tid = threadIdx.x, candidates = window.candidates, reference_index = window.reference_index;
@@ -421,18 +457,18 @@ __device__ __forceinline__ void select_group(const NlbDeviceStep& job, const Sea
   if (others == 0)
     limit = 0;  // the reference alone
   else if (others < candidates - 1)
-    limit = block_select(arrays.bits, candidates, others, arrays.histogram, arrays.scratch->scan, quota);
+    limit = block_select<T>(arrays.bits, candidates, others, arrays.histogram, arrays.scratch->scan, quota);
   int equal_before = 0, taken_before = 0, parity = 0;
-  for (int base = 0; base < candidates; base += kThreads) {
+  for (int base = 0; base < candidates; base += T) {
     const int i = base + tid;
     const bool valid = i < candidates;
     const uint32_t b = valid ? arrays.bits[i] : 0xffffffffu;
     int equal_total, taken_total;
     const bool equal = valid && b == limit;
-    const int equal_rank = equal_before + block_prefix(equal, arrays.scratch->scan, parity, equal_total);
+    const int equal_rank = equal_before + block_prefix<T>(equal, arrays.scratch->scan, parity, equal_total);
     parity ^= 1;
     const bool take = valid && (i == reference_index || b < limit || (equal && equal_rank < quota));
-    const int slot = taken_before + block_prefix(take, arrays.scratch->scan, parity, taken_total);
+    const int slot = taken_before + block_prefix<T>(take, arrays.scratch->scan, parity, taken_total);
     parity ^= 1;
     if (take && slot < job.layout.members) {
       const int row = window.by_nx.quotient(i);
@@ -446,12 +482,12 @@ __device__ __forceinline__ void select_group(const NlbDeviceStep& job, const Sea
 
 // 3. Weights (mean alpha), the samples: a warp per sample row, a lane per
 // member.
-template <bool Second>
+template <int T, bool Second>
 __device__ __forceinline__ void gather_group(const NlbDeviceStep& job, const GroupShape& shape, int members,
                                              const GroupArrays& arrays) {
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int p = shape.p, n = shape.n, KS = shape.member_stride;
-  for (int m = tid; m < members; m += kThreads) {
+  for (int m = tid; m < members; m += T) {
     float w = 1.0f;
     if (job.params.has_alpha) {
       w = 0.0f;
@@ -463,7 +499,7 @@ __device__ __forceinline__ void gather_group(const NlbDeviceStep& job, const Gro
     }
     arrays.weight[m] = w;
   }
-  for (int s = warp; s < shape.samples; s += kWarps) {
+  for (int s = warp; s < shape.samples; s += T / 32) {
     const int c = s / n, t = s % n, ty = t / p, tx = t % p;
     for (int m = lane; m < members; m += 32) {
       const int y = arrays.member_y[m] + ty, x = arrays.member_x[m] + tx;
@@ -494,41 +530,46 @@ struct GroupNoise {
 // (Each thread's terms in the order of k = t x members + m: the sums'
 // rounding is the earlier kernel's, which the tests' tolerances were
 // measured on.)
-template <bool Second>
+template <int T, bool Second>
 __device__ __forceinline__ GroupNoise group_noise(const NlbDeviceStep& job, const GroupShape& shape, int members,
                                                   float inverse_weight, const GroupArrays& arrays) {
   const NlbParams& params = job.params;
   const int tid = threadIdx.x, n = shape.n, channels = shape.channels, KS = shape.member_stride;
   const float* const basic = Second ? arrays.second : arrays.noisy;
   const Divisor by_members(members);
-  float sums[6] = {0, 0, 0, 0, 0, 0};  // noisy per channel, basic per channel
-  for (int k = tid; k < members * n; k += kThreads) {
-    const int t = by_members.quotient(k), m = k - t * members;
-    const float w = arrays.weight[m];
-    EW_UNROLL
-    for (int c = 0; c < 3; ++c)
-      if (c < channels) {
-        sums[c] += w * arrays.noisy[(c * n + t) * KS + m];
-        if (Second) sums[3 + c] += w * basic[(c * n + t) * KS + m];
-      }
-  }
-  block_sums(sums, arrays.scratch->reduce);
+  constexpr int V = kVirtualThreads<T>;  // (block_sums)
+  float sums[V][6] = {};                 // noisy per channel, basic per channel
+  EW_UNROLL
+  for (int v = 0; v < V; ++v)
+    for (int k = tid + v * T; k < members * n && tid + v * T < kSumThreads; k += kSumThreads) {
+      const int t = by_members.quotient(k), m = k - t * members;
+      const float w = arrays.weight[m];
+      EW_UNROLL
+      for (int c = 0; c < 3; ++c)
+        if (c < channels) {
+          sums[v][c] += w * arrays.noisy[(c * n + t) * KS + m];
+          if (Second) sums[v][3 + c] += w * basic[(c * n + t) * KS + m];
+        }
+    }
+  block_sums<T>(sums, arrays.scratch->reduce);
   float channel_mean[3];
   EW_UNROLL
-  for (int c = 0; c < 3; ++c) channel_mean[c] = sums[c] * inverse_weight / float(n);
-  float squares[3] = {0, 0, 0};
-  for (int k = tid; k < members * n; k += kThreads) {
-    const int t = by_members.quotient(k), m = k - t * members;
-    const float w = arrays.weight[m];
-    EW_UNROLL
-    for (int c = 0; c < 3; ++c)
-      if (c < channels) {
-        const float d = arrays.noisy[(c * n + t) * KS + m] - channel_mean[c];
-        squares[c] += w * d * d;
-      }
-  }
-  block_sums(squares, arrays.scratch->reduce);
-  const float luma = Second ? sums[3] : sums[0];
+  for (int c = 0; c < 3; ++c) channel_mean[c] = sums[0][c] * inverse_weight / float(n);
+  float squares[V][3] = {};
+  EW_UNROLL
+  for (int v = 0; v < V; ++v)
+    for (int k = tid + v * T; k < members * n && tid + v * T < kSumThreads; k += kSumThreads) {
+      const int t = by_members.quotient(k), m = k - t * members;
+      const float w = arrays.weight[m];
+      EW_UNROLL
+      for (int c = 0; c < 3; ++c)
+        if (c < channels) {
+          const float d = arrays.noisy[(c * n + t) * KS + m] - channel_mean[c];
+          squares[v][c] += w * d * d;
+        }
+    }
+  block_sums<T>(squares, arrays.scratch->reduce);
+  const float luma = Second ? sums[0][3] : sums[0][0];
   const float intensity = nlb_intensity(params, luma * inverse_weight / float(n));
   const float noise_scale = nlb_noise_scale(params, job.step);
   GroupNoise noise;
@@ -539,8 +580,8 @@ __device__ __forceinline__ GroupNoise group_noise(const NlbDeviceStep& job, cons
     if (c >= channels) continue;
     const float variance = nlb_noise_variance(*job.noise, job.scale, c, intensity);
     noise.scaled.v[c] = noise_scale * variance;
-    if (nlb_is_flat(params, c, squares[c] * inverse_weight / float(n), variance)) noise.flat |= 1 << c;
-    noise.flat_value[c] = Second ? sums[3 + c] * inverse_weight / float(n) : channel_mean[c];
+    if (nlb_is_flat(params, c, squares[0][c] * inverse_weight / float(n), variance)) noise.flat |= 1 << c;
+    noise.flat_value[c] = Second ? sums[0][3 + c] * inverse_weight / float(n) : channel_mean[c];
   }
   const bool all_flat = noise.flat == (1 << channels) - 1;
   noise.white = job.noise->white;
@@ -554,11 +595,11 @@ __device__ __forceinline__ GroupNoise group_noise(const NlbDeviceStep& job, cons
 // per sample with a butterfly sum rounds the means otherwise, and a group
 // of equal clipped samples then keeps deviations of a rounding that a
 // nearly singular covariance amplifies past the reference tests' bound.)
-template <bool Second>
+template <int T, bool Second>
 __device__ __forceinline__ void centre_group(const GroupShape& shape, int members, int flat, float inverse_weight,
                                              const GroupArrays& arrays) {
   const int tid = threadIdx.x, n = shape.n, KS = shape.member_stride;
-  for (int s = tid; s < shape.samples; s += kThreads) {
+  for (int s = tid; s < shape.samples; s += T) {
     if (!Second && (flat >> (s / n) & 1)) continue;
     float sum = 0.0f, basic_sum = 0.0f;
     for (int m = 0; m < members; ++m) {
@@ -575,13 +616,13 @@ __device__ __forceinline__ void centre_group(const GroupShape& shape, int member
 // The covariances, a thread per matrix entry: step 1 a lower triangle per
 // channel, step 2 one (with the noise covariance on the channels' diagonal
 // blocks).
-template <bool Second>
+template <int T, bool Second>
 __device__ __forceinline__ void group_covariance(const NlbDeviceStep& job, const GroupShape& shape, int members,
                                                  const GroupNoise& noise, float covariance_scale,
                                                  const GroupArrays& arrays) {
   const int tid = threadIdx.x, p = shape.p, n = shape.n, KS = shape.member_stride, MS = job.layout.matrix_stride;
   const int dim = shape.dim, entries = dim * (dim + 1) / 2;
-  for (int task = tid; task < shape.systems * entries; task += kThreads) {
+  for (int task = tid; task < shape.systems * entries; task += T) {
     const int system = Second ? 0 : task / entries, e = task - system * entries;
     if (!Second && (noise.flat >> system & 1)) continue;
     int i, j;
@@ -601,7 +642,7 @@ __device__ __forceinline__ void group_covariance(const NlbDeviceStep& job, const
 }
 
 // The Cholesky factors, a warp per matrix, and their diagonals' reciprocals.
-template <bool Second>
+template <int T, bool Second>
 __device__ __forceinline__ void factor_covariance(const NlbDeviceStep& job, const GroupShape& shape,
                                                   const GroupNoise& noise, const GroupArrays& arrays) {
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -613,21 +654,24 @@ __device__ __forceinline__ void factor_covariance(const NlbDeviceStep& job, cons
       warp_cholesky(arrays.matrix, dim, MS, noise_diagonal / float(channels));
       for (int i = lane; i < dim; i += 32) arrays.inverse[i] = nlb_inverse_diagonal(arrays.matrix, MS, i);
     }
-  } else if (warp < channels && !(noise.flat >> warp & 1)) {
-    warp_cholesky(arrays.matrix + warp * n * MS, n, MS, noise.scaled(warp));
-    for (int i = lane; i < n; i += 32)
-      arrays.inverse[warp * n + i] = nlb_inverse_diagonal(arrays.matrix + warp * n * MS, MS, i);
+  } else {
+    for (int c = warp; c < channels; c += T / 32) {  // a warp per channel
+      if (noise.flat >> c & 1) continue;
+      warp_cholesky(arrays.matrix + c * n * MS, n, MS, noise.scaled(c));
+      for (int i = lane; i < n; i += 32)
+        arrays.inverse[c * n + i] = nlb_inverse_diagonal(arrays.matrix + c * n * MS, MS, i);
+    }
   }
 }
 
 // The solves, a thread per member and system: step 2 the noisy deviations
 // (into `second`), step 1 the deviations in place; the estimates in `noisy`.
-template <bool Second, int P, int C>
+template <int T, bool Second, int P, int C>
 __device__ __forceinline__ void solve_group(const NlbDeviceStep& job, const GroupShape& shape, int members,
                                             const GroupNoise& noise, const GroupArrays& arrays) {
   const int tid = threadIdx.x, p = shape.p, n = shape.n, dim = shape.dim;
   const int KS = shape.member_stride, MS = job.layout.matrix_stride;
-  for (int task = tid; task < shape.systems * members; task += kThreads) {
+  for (int task = tid; task < shape.systems * members; task += T) {
     const int system = Second ? 0 : task / members, m = task - system * members;
     if (!Second && (noise.flat >> system & 1)) continue;
     const Column x{arrays.second + m, KS}, e{arrays.noisy + m, KS};
@@ -642,13 +686,13 @@ __device__ __forceinline__ void solve_group(const NlbDeviceStep& job, const Grou
 
 // 6. Aggregation (flat channels take their value here), a thread per
 // member pixel, consecutive threads along a member's rows.
-template <int P>
+template <int T, int P>
 __device__ __forceinline__ void aggregate_group(const NlbDeviceStep& job, const GroupShape& shape, int members,
                                                 const GroupNoise& noise, const GroupArrays& arrays) {
   const int tid = threadIdx.x, p = shape.p, n = shape.n, channels = shape.channels, KS = shape.member_stride;
   const NlbDeviceSums& out = job.sums;
   const Divisor by_n(n);
-  for (int k = tid; k < members * n; k += kThreads) {
+  for (int k = tid; k < members * n; k += T) {
     const int m = P > 0 ? k / n : by_n.quotient(k), t = k - m * n;
     const int y = arrays.member_y[m] + t / p;
     if (y < out.row0 || y >= out.row0 + out.rows) continue;
@@ -669,26 +713,26 @@ __device__ __forceinline__ void aggregate_group(const NlbDeviceStep& job, const 
 // channel each). The phases' barriers are here; those inside a phase
 // (block_select, block_prefix, block_count, block_sums) serve its own
 // reductions.
-template <bool Second, int P, int C>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(NlbDeviceStep job) {
+template <int T, bool Second, int P, int C>
+__global__ void __launch_bounds__(T, kMinBlocks<T>) nlbayes_group_kernel(NlbDeviceStep job) {
   extern __shared__ float shared[];
   const GroupArrays arrays = group_arrays(shared, job.layout);
   const GroupShape shape = group_shape<Second, P, C>(job);
   const SearchWindow window = search_window(job, shape.p);
 
-  load_reference<Second>(job, shape, window, arrays);
+  load_reference<T, Second>(job, shape, window, arrays);
   __syncthreads();
-  const int closer = group_distances<Second, P>(job, shape, window, arrays);
+  const int closer = group_distances<T, Second, P>(job, shape, window, arrays);
   int members = min(job.step.group, window.candidates);
   if (Second)
-    members = nlb_group_size(job.step, 1 + block_count(closer, arrays.scratch->scan), window.candidates);
+    members = nlb_group_size(job.step, 1 + block_count<T>(closer, arrays.scratch->scan), window.candidates);
   else
     __syncthreads();  // bits complete
 
-  select_group(job, window, members, arrays);
+  select_group<T>(job, window, members, arrays);
   __syncthreads();
 
-  gather_group<Second>(job, shape, members, arrays);
+  gather_group<T, Second>(job, shape, members, arrays);
   __syncthreads();
   sum_weights(members, arrays);
   __syncthreads();
@@ -696,20 +740,20 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) nlbayes_group_kernel(Nlb
   if (!(weight_sum > 0.0f)) return;  // the whole block: a uniform value
   const float inverse_weight = 1.0f / weight_sum;
 
-  const GroupNoise noise = group_noise<Second>(job, shape, members, inverse_weight, arrays);
+  const GroupNoise noise = group_noise<T, Second>(job, shape, members, inverse_weight, arrays);
   const float covariance_scale = nlb_covariance_scale(members) * inverse_weight;
   if (noise.estimate) {
-    centre_group<Second>(shape, members, noise.flat, inverse_weight, arrays);
+    centre_group<T, Second>(shape, members, noise.flat, inverse_weight, arrays);
     __syncthreads();
-    group_covariance<Second>(job, shape, members, noise, covariance_scale, arrays);
+    group_covariance<T, Second>(job, shape, members, noise, covariance_scale, arrays);
     __syncthreads();
-    factor_covariance<Second>(job, shape, noise, arrays);
+    factor_covariance<T, Second>(job, shape, noise, arrays);
     __syncthreads();
-    solve_group<Second, P, C>(job, shape, members, noise, arrays);
+    solve_group<T, Second, P, C>(job, shape, members, noise, arrays);
     __syncthreads();
   }
 
-  aggregate_group<P>(job, shape, members, noise, arrays);
+  aggregate_group<T, P>(job, shape, members, noise, arrays);
 }
 
 // The kernels compiled for fixed sizes: step 1's patch side, step 2's
@@ -720,15 +764,24 @@ struct SecondFixed {
 };
 constexpr SecondFixed kSecondFixed[] = {{3, 3}, {5, 1}};
 
-using GroupKernel = void (*)(NlbDeviceStep);
+// A kernel and its block's threads: step 2's fixed sizes in blocks of
+// kSecondThreads (one or two warps solve), the rest in blocks of 128 (step
+// 1's three channels' solves: up to 144 tasks).
+struct GroupKernel {
+  void (*kernel)(NlbDeviceStep);
+  int threads;
+};
 
 GroupKernel kernel_for(bool second, int patch, int channels) {
-  if (!second) return patch == kFirstFixed ? nlbayes_group_kernel<false, kFirstFixed, 1> : nlbayes_group_kernel<false, 0, 0>;
+  constexpr int F = kFirstThreads, S = kSecondThreads;
+  if (!second)
+    return patch == kFirstFixed ? GroupKernel{nlbayes_group_kernel<F, false, kFirstFixed, 1>, F}
+                                : GroupKernel{nlbayes_group_kernel<F, false, 0, 0>, F};
   if (patch == kSecondFixed[0].patch && channels == kSecondFixed[0].channels)
-    return nlbayes_group_kernel<true, kSecondFixed[0].patch, kSecondFixed[0].channels>;
+    return {nlbayes_group_kernel<S, true, kSecondFixed[0].patch, kSecondFixed[0].channels>, S};
   if (patch == kSecondFixed[1].patch && channels == kSecondFixed[1].channels)
-    return nlbayes_group_kernel<true, kSecondFixed[1].patch, kSecondFixed[1].channels>;
-  return nlbayes_group_kernel<true, 0, 0>;
+    return {nlbayes_group_kernel<S, true, kSecondFixed[1].patch, kSecondFixed[1].channels>, S};
+  return {nlbayes_group_kernel<F, true, 0, 0>, F};
 }
 
 }  // namespace
@@ -766,8 +819,8 @@ NlbGroupLayout nlb_group_layout(const NlbParams& params, const NlbStep& step, bo
 void launch_nlbayes_groups(const NlbDeviceStep& job, cudaStream_t stream) {
   const unsigned blocks = unsigned(job.grid_rows) * unsigned(job.grid_columns);
   if (blocks == 0) return;
-  const GroupKernel kernel = kernel_for(job.basic.data != nullptr, job.patch, job.params.channels);
-  kernel<<<blocks, kThreads, job.layout.bytes(), stream>>>(job);
+  const GroupKernel k = kernel_for(job.basic.data != nullptr, job.patch, job.params.channels);
+  k.kernel<<<blocks, k.threads, job.layout.bytes(), stream>>>(job);
   check(cudaGetLastError(), "launching the nlbayes group kernel");
 }
 
@@ -776,7 +829,7 @@ void allow_nlbayes_shared_memory(size_t bytes) {
   for (bool second : {false, true})
     for (int patch : {kFirstFixed, kSecondFixed[0].patch, kSecondFixed[1].patch, 0})
       for (int channels : {1, 3})
-        check(cudaFuncSetAttribute(kernel_for(second, patch, channels), cudaFuncAttributeMaxDynamicSharedMemorySize,
+        check(cudaFuncSetAttribute(kernel_for(second, patch, channels).kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    int(bytes)),
               "allowing the nlbayes group kernel its shared memory");
 }
