@@ -49,8 +49,11 @@ namespace {
 // A block's threads (T, a template parameter of every phase): 128, or 64
 // for step 2 at its fixed sizes (kSecondThreads). Step 2's solves give a
 // thread to each of 27-54 members, so in blocks of 128 two or three of the
-// four warps waited at the barrier after them (stop 46's profile: a third
-// of step 2's samples in the solves, two thirds of those at that barrier).
+// four warps waited at the barrier after them (stop 46's profile). Blocks of
+// 64 made step 2 only 2.5 % faster, not the 15-30 % predicted: the SM's
+// issue rate and its L1/shared pipe (about 60 % busy) stayed where they
+// were (bench/RESULTS.md, stop 48). Step 1 in blocks of 192 (its 144
+// solves in one pass) was 9 % slower; kMaxThreads keeps that measurable.
 constexpr int kFirstThreads = kNlbBlockThreads;
 constexpr int kSecondThreads = 64;
 constexpr int kMaxThreads = 192;
@@ -66,12 +69,12 @@ constexpr int kVirtualThreads = T < kSumThreads ? kSumThreads / T : 1;  // a thr
 // Blocks an SM keeps: with 128 threads, 8 (64 registers a thread): the
 // occupancy the latency of the selection's and the factors' barriers needs,
 // and a cap that keeps the compiler from hoisting a whole unrolled solve's
-// loads into registers. With 64 threads step 2's 16 KiB of shared memory (17
-// with the block's reserve, of 228 an SM) admits 13 blocks, which leaves 72
-// registers a thread (stop 46: one register spilled at 64).
-// (192 threads: 5 blocks, 64 registers.)
+// loads into registers. With 64 threads, 11 (80 registers; step 2's colour
+// kernel spills 8 bytes): measured on an H100 at 24 MP, 582 ms against 589
+// at 10 (96 registers), 597 at 8 and 604 at 13 (72 registers, 96 bytes
+// spilled; 13 blocks is all the shared memory admits). (192: 5 blocks.)
 template <int T>
-constexpr int kMinBlocks = T == 64 ? 13 : T == 128 ? 8 : 5;
+constexpr int kMinBlocks = T == 64 ? 11 : T == 128 ? 8 : 5;
 constexpr int kBins = 256;  // the radix select's digit: 8 bits
 template <int T>
 constexpr int kBinsPerThread = (kBins + T - 1) / T;  // the select's scan: consecutive bins a thread
