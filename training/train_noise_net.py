@@ -48,8 +48,8 @@ def load_crops(data, manifest, scores=False):
     files, name = crop_set.crop_files(data / "crops")
     if not files:
         sys.exit(f"no crops in {data / 'crops'}: run training/build_dataset.py first")
-    if name == "v2" and not features.check("webp"):
-        sys.exit("this Pillow cannot read WebP: the crops of set v2 need it (or build set v1)")
+    if crop_set.SET_FORMAT[name] == "webp" and not features.check("webp"):
+        sys.exit(f"this Pillow cannot read WebP: the crops of set {name} need it (or build set v1)")
     train, held, train_scores = [], [], []
     for k, path in enumerate(files):
         image = np.asarray(Image.open(path).convert("RGB"))
