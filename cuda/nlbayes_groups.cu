@@ -73,6 +73,8 @@ constexpr int kVirtualThreads = T < kSumThreads ? kSumThreads / T : 1;  // a thr
 // kernel spills 8 bytes): measured on an H100 at 24 MP, 582 ms against 589
 // at 10 (96 registers), 597 at 8 and 604 at 13 (72 registers, 96 bytes
 // spilled; 13 blocks is all the shared memory admits). (192: 5 blocks.)
+// With the covariance in register tiles the colour kernel spills 28 bytes
+// at 11 blocks and 4 at 10, and 11 is still faster: 548 ms against 555.
 template <int T>
 constexpr int kMinBlocks = T == 64 ? 11 : T == 128 ? 8 : 5;
 constexpr int kBins = 256;  // the radix select's digit: 8 bits
@@ -529,6 +531,19 @@ struct GroupNoise {
   bool white, estimate;  // estimate: some channel is not flat (step 1: and the group can hold a covariance)
 };
 
+// Calls f(v, t, m) for each (pixel t, member m) term that this thread's
+// virtual thread v sums (kSumThreads' partition, whatever T is), in the
+// order of k = t x members + m: group_noise's two sums walk the same terms.
+template <int T, typename F>
+__device__ __forceinline__ void for_each_summed_term(int members, int n, const Divisor& by_members, F&& f) {
+  EW_UNROLL
+  for (int v = 0; v < kVirtualThreads<T>; ++v)
+    for (int k = threadIdx.x + v * T; k < members * n && threadIdx.x + v * T < kSumThreads; k += kSumThreads) {
+      const int t = by_members.quotient(k);
+      f(v, t, k - t * members);
+    }
+}
+
 // 4. Intensity and flat tests: sums over members and pixels per channel.
 // (Each thread's terms in the order of k = t x members + m: the sums'
 // rounding is the earlier kernel's, which the tests' tolerances were
@@ -537,40 +552,34 @@ template <int T, bool Second>
 __device__ __forceinline__ GroupNoise group_noise(const NlbDeviceStep& job, const GroupShape& shape, int members,
                                                   float inverse_weight, const GroupArrays& arrays) {
   const NlbParams& params = job.params;
-  const int tid = threadIdx.x, n = shape.n, channels = shape.channels, KS = shape.member_stride;
+  const int n = shape.n, channels = shape.channels, KS = shape.member_stride;
   const float* const basic = Second ? arrays.second : arrays.noisy;
   const Divisor by_members(members);
   constexpr int V = kVirtualThreads<T>;  // (block_sums)
   float sums[V][6] = {};                 // noisy per channel, basic per channel
-  EW_UNROLL
-  for (int v = 0; v < V; ++v)
-    for (int k = tid + v * T; k < members * n && tid + v * T < kSumThreads; k += kSumThreads) {
-      const int t = by_members.quotient(k), m = k - t * members;
-      const float w = arrays.weight[m];
-      EW_UNROLL
-      for (int c = 0; c < 3; ++c)
-        if (c < channels) {
-          sums[v][c] += w * arrays.noisy[(c * n + t) * KS + m];
-          if (Second) sums[v][3 + c] += w * basic[(c * n + t) * KS + m];
-        }
-    }
+  for_each_summed_term<T>(members, n, by_members, [&](int v, int t, int m) {
+    const float w = arrays.weight[m];
+    EW_UNROLL
+    for (int c = 0; c < 3; ++c)
+      if (c < channels) {
+        sums[v][c] += w * arrays.noisy[(c * n + t) * KS + m];
+        if (Second) sums[v][3 + c] += w * basic[(c * n + t) * KS + m];
+      }
+  });
   block_sums<T>(sums, arrays.scratch->reduce);
   float channel_mean[3];
   EW_UNROLL
   for (int c = 0; c < 3; ++c) channel_mean[c] = sums[0][c] * inverse_weight / float(n);
   float squares[V][3] = {};
-  EW_UNROLL
-  for (int v = 0; v < V; ++v)
-    for (int k = tid + v * T; k < members * n && tid + v * T < kSumThreads; k += kSumThreads) {
-      const int t = by_members.quotient(k), m = k - t * members;
-      const float w = arrays.weight[m];
-      EW_UNROLL
-      for (int c = 0; c < 3; ++c)
-        if (c < channels) {
-          const float d = arrays.noisy[(c * n + t) * KS + m] - channel_mean[c];
-          squares[v][c] += w * d * d;
-        }
-    }
+  for_each_summed_term<T>(members, n, by_members, [&](int v, int t, int m) {
+    const float w = arrays.weight[m];
+    EW_UNROLL
+    for (int c = 0; c < 3; ++c)
+      if (c < channels) {
+        const float d = arrays.noisy[(c * n + t) * KS + m] - channel_mean[c];
+        squares[v][c] += w * d * d;
+      }
+  });
   block_sums<T>(squares, arrays.scratch->reduce);
   const float luma = Second ? sums[0][3] : sums[0][0];
   const float intensity = nlb_intensity(params, luma * inverse_weight / float(n));
@@ -616,31 +625,99 @@ __device__ __forceinline__ void centre_group(const GroupShape& shape, int member
   }
 }
 
-// The covariances, a thread per matrix entry: step 1 a lower triangle per
-// channel, step 2 one (with the noise covariance on the channels' diagonal
-// blocks).
-template <int T, bool Second>
+// Entry (i, j), i >= j, of a system's covariance from its weighted sum
+// over the members: scaled, plus (step 2) the noise covariance on the
+// channels' diagonal blocks, written to both halves of the matrix.
+template <bool Second>
+__device__ __forceinline__ void store_covariance(const NlbDeviceStep& job, const GroupShape& shape,
+                                                 const GroupNoise& noise, float covariance_scale, float* M, int i,
+                                                 int j, float sum) {
+  const int n = shape.n, MS = job.layout.matrix_stride;
+  float value = sum * covariance_scale;
+  if (Second) {
+    const int ci = i / n, cj = j / n;
+    if (ci == cj)
+      value += noise.scaled(ci) * nlb_autocovariance(job.noise->channel[job.scale][ci], shape.p, i % n, j % n);
+  }
+  M[i * MS + j] = M[j * MS + i] = value;
+}
+
+// The covariance tile's side at a fixed patch side P: P itself (step 2: 3
+// in colour, 5 grey), 2 for step 1's 4 (a 4 x 4 tile's 16 sums spilled
+// step 1's kernel at its 64 registers).
+template <int P>
+constexpr int kCovarianceTile = P == 4 ? 2 : P;
+
+// The covariances: step 1 a lower triangle per channel, step 2 one (with
+// the noise covariance on the channels' diagonal blocks). Each entry (i, j),
+// i >= j, is the sum over the members in order of (weight x deviation i) x
+// deviation j, one fused multiply-add a member, as the CPU sums it. At the
+// fixed sizes (P > 0) a thread takes an S x S tile of the lower triangle
+// (S = kCovarianceTile<P>, the dimension is a multiple of it): per member it
+// reads S deviations of the tile's rows and S of its columns from shared
+// memory for S^2 entries,
+// where a thread per entry read three values for each (the kernels are
+// bound by the shared-memory pipe and the instructions issued: bench/
+// RESULTS.md, stop 48). Each entry's sum is the same sequence of operations
+// either way, so the bits do not change.
+template <int T, bool Second, int P>
 __device__ __forceinline__ void group_covariance(const NlbDeviceStep& job, const GroupShape& shape, int members,
                                                  const GroupNoise& noise, float covariance_scale,
                                                  const GroupArrays& arrays) {
-  const int tid = threadIdx.x, p = shape.p, n = shape.n, KS = shape.member_stride, MS = job.layout.matrix_stride;
-  const int dim = shape.dim, entries = dim * (dim + 1) / 2;
-  for (int task = tid; task < shape.systems * entries; task += T) {
-    const int system = Second ? 0 : task / entries, e = task - system * entries;
-    if (!Second && (noise.flat >> system & 1)) continue;
-    int i, j;
-    triangle_entry(e, i, j);
-    const float* di = arrays.second + (system * n + i) * KS;
-    const float* dj = arrays.second + (system * n + j) * KS;
-    float sum = 0.0f;
-    for (int m = 0; m < members; ++m) sum += arrays.weight[m] * di[m] * dj[m];
-    float value = sum * covariance_scale;
-    if (Second) {
-      const int ci = i / n, cj = j / n;
-      if (ci == cj) value += noise.scaled(ci) * nlb_autocovariance(job.noise->channel[job.scale][ci], p, i % n, j % n);
+  const int tid = threadIdx.x, n = shape.n, KS = shape.member_stride, MS = job.layout.matrix_stride;
+  const int dim = shape.dim;
+  if constexpr (P > 0) {
+    constexpr int S = kCovarianceTile<P>;
+    const int tile_rows = dim / S, tiles = tile_rows * (tile_rows + 1) / 2;
+    for (int task = tid; task < shape.systems * tiles; task += T) {
+      const int system = Second ? 0 : task / tiles, t = task - system * tiles;
+      if (!Second && (noise.flat >> system & 1)) continue;
+      int I, J;  // the tile's row and column of tiles, I >= J
+      triangle_entry(t, I, J);
+      const float* rows = arrays.second + (system * n + I * S) * KS;
+      const float* columns = arrays.second + (system * n + J * S) * KS;
+      float sum[S][S];
+      EW_UNROLL
+      for (int a = 0; a < S; ++a) {
+        EW_UNROLL
+        for (int b = 0; b < S; ++b) sum[a][b] = 0.0f;
+      }
+      for (int m = 0; m < members; ++m) {
+        const float w = arrays.weight[m];
+        float weighted[S], column[S];
+        EW_UNROLL
+        for (int a = 0; a < S; ++a) weighted[a] = w * rows[a * KS + m];
+        EW_UNROLL
+        for (int b = 0; b < S; ++b) column[b] = columns[b * KS + m];
+        EW_UNROLL
+        for (int a = 0; a < S; ++a) {
+          EW_UNROLL
+          for (int b = 0; b < S; ++b) sum[a][b] = fmaf(weighted[a], column[b], sum[a][b]);
+        }
+      }
+      float* M = arrays.matrix + system * dim * MS;
+      EW_UNROLL
+      for (int a = 0; a < S; ++a) {
+        EW_UNROLL
+        for (int b = 0; b < S; ++b) {
+          const int i = I * S + a, j = J * S + b;
+          if (j <= i) store_covariance<Second>(job, shape, noise, covariance_scale, M, i, j, sum[a][b]);
+        }
+      }
     }
-    float* M = arrays.matrix + system * dim * MS;
-    M[i * MS + j] = M[j * MS + i] = value;
+  } else {
+    const int entries = dim * (dim + 1) / 2;
+    for (int task = tid; task < shape.systems * entries; task += T) {
+      const int system = Second ? 0 : task / entries, e = task - system * entries;
+      if (!Second && (noise.flat >> system & 1)) continue;
+      int i, j;
+      triangle_entry(e, i, j);
+      const float* di = arrays.second + (system * n + i) * KS;
+      const float* dj = arrays.second + (system * n + j) * KS;
+      float sum = 0.0f;
+      for (int m = 0; m < members; ++m) sum += arrays.weight[m] * di[m] * dj[m];
+      store_covariance<Second>(job, shape, noise, covariance_scale, arrays.matrix + system * dim * MS, i, j, sum);
+    }
   }
 }
 
@@ -748,7 +825,7 @@ __global__ void __launch_bounds__(T, kMinBlocks<T>) nlbayes_group_kernel(NlbDevi
   if (noise.estimate) {
     centre_group<T, Second>(shape, members, noise.flat, inverse_weight, arrays);
     __syncthreads();
-    group_covariance<T, Second>(job, shape, members, noise, covariance_scale, arrays);
+    group_covariance<T, Second, P>(job, shape, members, noise, covariance_scale, arrays);
     __syncthreads();
     factor_covariance<T, Second>(job, shape, noise, arrays);
     __syncthreads();
