@@ -686,7 +686,7 @@ def write_if_changed(path, data):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--set", choices=sorted(SETS), default="v4",
+    ap.add_argument("--set", choices=sorted(SETS), default="v3",
                     help="the crop set (SETS): v1 made the denoiser's stages 1-2 and the noise map, "
                          "v2 its stage 3; v3 adds later photos, v4 photographic game textures")
     ap.add_argument("--pip", default="%s -m pip" % sys.executable,
