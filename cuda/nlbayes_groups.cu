@@ -655,11 +655,11 @@ constexpr int kCovarianceTile = P == 4 ? 2 : P;
 // fixed sizes (P > 0) a thread takes an S x S tile of the lower triangle
 // (S = kCovarianceTile<P>, the dimension is a multiple of it): per member it
 // reads S deviations of the tile's rows and S of its columns from shared
-// memory for S^2 entries,
-// where a thread per entry read three values for each (the kernels are
-// bound by the shared-memory pipe and the instructions issued: bench/
-// RESULTS.md, stop 48). Each entry's sum is the same sequence of operations
-// either way, so the bits do not change.
+// memory for S^2 entries, where a thread per entry read three values for
+// each (the kernels are bound by the shared-memory pipe and the
+// instructions issued: bench/RESULTS.md, stops 48 and 49: 5 % less time).
+// Each entry's sum is the same sequence of operations either way, so the
+// bits do not change.
 template <int T, bool Second, int P>
 __device__ __forceinline__ void group_covariance(const NlbDeviceStep& job, const GroupShape& shape, int members,
                                                  const GroupNoise& noise, float covariance_scale,
